@@ -1,0 +1,3 @@
+"""swebash-py: a terminal AI shell assistant."""
+
+__version__ = "0.1.0"

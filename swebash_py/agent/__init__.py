@@ -1,0 +1,1 @@
+"""The agent: the turn loop, the tool executor, approvals and hooks."""

@@ -1,0 +1,70 @@
+"""The seam between the executor and the approval policy.
+
+The executor asks ``check`` (fast, synchronous: may this call start now?)
+as soon as a call's arguments are complete, and ``ask`` (slow: a question
+to the user) only when ``check`` said so, once the reply finished streaming,
+one call at a time in emission order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from swebash_py.engine.messages import ToolUseBlock
+from swebash_py.tools.base import Preview, Tool, ToolArgs
+
+
+@dataclass
+class PendingCall:
+    """A validated call waiting for a decision."""
+
+    call: ToolUseBlock
+    tool: Tool[Any]
+    args: ToolArgs
+    preview: Preview
+
+
+@dataclass
+class Verdict:
+    """A decision about one call.
+
+    ``action`` is allow, deny or ask; ``by`` says who decided; ``reason`` is
+    shown to the user and, for denials, to the model (with the user's own
+    instruction when they typed one).
+    """
+
+    action: Literal["allow", "deny", "ask"]
+    by: Literal["mode", "rule", "user", "hook", "no-terminal"] = "mode"
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+class Approver(Protocol):
+    def check(self, pending: PendingCall) -> Verdict:
+        """Decide without asking: allow, deny, or ask."""
+        ...
+
+    async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        """Put the question to the user; returns allow or deny."""
+        ...
+
+
+class AllowAll:
+    """Every call runs (tests, and ``yolo`` without rules)."""
+
+    def check(self, pending: PendingCall) -> Verdict:
+        return Verdict("allow", "mode", "allowed")
+
+    async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        return Verdict("allow", "mode", "allowed")
+
+
+class DenyAll:
+    """Every call is refused."""
+
+    def check(self, pending: PendingCall) -> Verdict:
+        return Verdict("deny", "mode", "tool calls are disabled")
+
+    async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        return Verdict("deny", "mode", "tool calls are disabled")

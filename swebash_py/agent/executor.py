@@ -1,0 +1,259 @@
+"""The streaming tool executor.
+
+Calls are submitted the moment their arguments complete in the stream. Each
+runs through one pipeline — parse, validate, permission, pre-hooks, run (with
+progress and a timeout), post-hooks, result — and every failure becomes an
+error result the model can act on. Ordering: read-only calls run
+concurrently (bounded); any other call waits for every call emitted before
+it, and every call waits for the non-read-only calls emitted before it.
+Questions to the user wait until the reply has finished streaming and are
+asked one at a time, in emission order. Results come back in emission order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from swebash_py.agent.approval import Approver, PendingCall, Verdict
+from swebash_py.agent.truncate import cap_middle
+from swebash_py.engine.messages import ToolResultBlock, ToolUseBlock
+from swebash_py.events import ApprovalEvent, BlockStart, BlockStop, ToolProgress, TurnEvent
+from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+
+Emit = Callable[[TurnEvent], None]
+PreHook = Callable[[PendingCall], Awaitable[str | None]]
+PostHook = Callable[[PendingCall, ToolResult], Awaitable[None]]
+CANCELLED = "cancelled by the user"
+
+
+class ToolRegistryView:
+    """What the executor needs from a registry."""
+
+    def get(self, name: str) -> Tool[Any] | None: ...
+    def names(self) -> list[str]: ...
+    def closest(self, name: str) -> str | None: ...
+
+
+@dataclasses.dataclass
+class _Slot:
+    call: ToolUseBlock
+    read_only: bool
+    task: asyncio.Task[ToolResultBlock]
+
+
+class ToolExecutor:
+    """Runs one reply's tool calls; see the module docstring for the rules."""
+
+    def __init__(self, registry: Any, approver: Approver, context: ToolContext, emit: Emit,
+                 next_index: Callable[[], int], *, max_concurrency: int = 8,
+                 timeout: float | None = None, pre_hook: PreHook | None = None,
+                 post_hook: PostHook | None = None, debug: bool = False) -> None:
+        self._registry = registry
+        self._approver = approver
+        self._context = context
+        self._emit = emit
+        self._next_index = next_index
+        self._limit = asyncio.Semaphore(max_concurrency)
+        self._timeout = timeout or context.command_timeout + 15
+        self._pre_hook, self._post_hook = pre_hook, post_hook
+        self._debug = debug
+        self._slots: list[_Slot] = []
+        self._stream_done = asyncio.Event()
+        self._ask_gate: asyncio.Future[None] | None = None
+
+    # -- public -----------------------------------------------------------------
+
+    def submit(self, call: ToolUseBlock) -> None:
+        """Start handling ``call`` (in emission order)."""
+        tool = self._registry.get(call.name)
+        read_only = bool(tool and tool.read_only)
+        before = list(self._slots)
+        gate_before = self._ask_gate
+        my_gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._ask_gate = my_gate
+        task = asyncio.create_task(self._pipeline(call, tool, before, gate_before, my_gate))
+        self._slots.append(_Slot(call, read_only, task))
+
+    def stream_finished(self) -> None:
+        """The reply has finished streaming: questions may now be asked."""
+        self._stream_done.set()
+
+    async def results(self) -> list[ToolResultBlock]:
+        """Every call's result, in emission order."""
+        self.stream_finished()
+        # shielded: cancelling the caller must not cancel one call and let the
+        # calls waiting on it start; ``cancel()`` stops them all together.
+        return [await asyncio.shield(slot.task) for slot in self._slots]
+
+    async def cancel(self, reason: str = CANCELLED) -> list[ToolResultBlock]:
+        """Cancel what runs; every call without a result gets ``reason``."""
+        for slot in self._slots:
+            slot.task.cancel()
+        await asyncio.gather(*(s.task for s in self._slots), return_exceptions=True)
+        return [self._finished_or(slot, reason) for slot in self._slots]
+
+    @property
+    def calls(self) -> list[ToolUseBlock]:
+        return [slot.call for slot in self._slots]
+
+    # -- the pipeline -------------------------------------------------------------
+
+    async def _pipeline(self, call: ToolUseBlock, tool: Tool[Any] | None, before: list[_Slot],
+                        gate_before: asyncio.Future[None] | None,
+                        my_gate: asyncio.Future[None]) -> ToolResultBlock:
+        try:
+            pending_or_error = self._prepare(call, tool)
+            if isinstance(pending_or_error, str):
+                _open_gate(my_gate)
+                return self._finish(call, ToolResult(pending_or_error, is_error=True))
+            pending = pending_or_error
+            await _wait_for(before, writes_only=pending.tool.read_only)
+            verdict = await self._decide(pending, gate_before, my_gate)
+            if verdict.action != "allow":
+                return self._finish(call, ToolResult(_denial_text(verdict), is_error=True))
+            if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
+                return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
+                                                     is_error=True))
+            result = await self._run(pending)
+            if self._post_hook:
+                await self._post_hook(pending, result)
+            return self._finish(call, result)
+        finally:
+            _open_gate(my_gate)
+
+    def _prepare(self, call: ToolUseBlock, tool: Tool[Any] | None) -> PendingCall | str:
+        """Parse and validate; an error string when the call cannot run."""
+        if tool is None:
+            return _unknown_tool_text(call.name, self._registry)
+        try:
+            raw = json.loads(call.arguments or "{}")
+        except ValueError as exc:
+            return (f"invalid JSON in the arguments of {call.name}: {exc}. "
+                    f"Received: {call.arguments[:300]!r}")
+        if not isinstance(raw, dict):
+            return f"the arguments of {call.name} must be a JSON object, got {type(raw).__name__}"
+        try:
+            args = tool.Args.model_validate(raw)
+        except ValidationError as exc:
+            return f"invalid arguments for {call.name}: {_describe_validation(exc)}"
+        try:
+            preview = tool.preview(args, self._context)
+        except Exception as exc:  # a preview failure must not crash the turn
+            return f"{call.name} cannot run: {type(exc).__name__}: {exc}"
+        return PendingCall(call, tool, args, preview)
+
+    async def _decide(self, pending: PendingCall, gate_before: asyncio.Future[None] | None,
+                      my_gate: asyncio.Future[None]) -> Verdict:
+        verdict = self._approver.check(pending)
+        if verdict.action == "ask":
+            await self._stream_done.wait()
+            if gate_before is not None:
+                await gate_before
+            verdict = await self._approver.ask(pending, verdict)
+        _open_gate(my_gate)
+        action = "allow" if verdict.action == "allow" else "deny"
+        self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
+                                 verdict.reason))
+        return verdict
+
+    async def _run(self, pending: PendingCall) -> ToolResult:
+        call = pending.call
+        progress = self._progress_sink(call)
+        context = dataclasses.replace(self._context, progress=progress)
+        limit = self._limit if pending.tool.read_only else _NO_LIMIT
+        async with limit:
+            self._emit(ToolProgress(call.id, call.name, "running"))
+            try:
+                return await asyncio.wait_for(pending.tool.run(pending.args, context),
+                                              self._timeout)
+            except ToolFailed as exc:
+                return ToolResult(str(exc), is_error=True)
+            except TimeoutError:
+                return ToolResult(f"{call.name} timed out after {self._timeout:.0f} s",
+                                  is_error=True)
+            except Exception as exc:
+                detail = traceback.format_exc() if self._debug else ""
+                return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
+                                  .rstrip(), is_error=True)
+
+    def _progress_sink(self, call: ToolUseBlock) -> Callable[[str], None]:
+        def progress(text: str) -> None:
+            self._emit(ToolProgress(call.id, call.name, "output", text))
+        return progress
+
+    def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
+        content = cap_middle(result.output, self._context.max_output_chars)
+        block = ToolResultBlock(call.id, call.name, content, result.is_error)
+        index = self._next_index()
+        self._emit(ToolProgress(call.id, call.name, "done"))
+        self._emit(BlockStart(index, "tool_result", call_id=call.id, tool=call.name))
+        self._emit(BlockStop(index, "tool_result", content, call_id=call.id,
+                             tool=call.name, is_error=result.is_error,
+                             display=result.display or _full_if_cut(result.output, content)))
+        return block
+
+    def _finished_or(self, slot: _Slot, reason: str) -> ToolResultBlock:
+        task = slot.task
+        if task.done() and not task.cancelled() and task.exception() is None:
+            return task.result()
+        return ToolResultBlock(slot.call.id, slot.call.name, reason, is_error=True)
+
+
+class _NoLimit:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LIMIT = _NoLimit()
+
+
+async def _wait_for(before: list[_Slot], *, writes_only: bool) -> None:
+    """Wait for the earlier calls this one must follow; if any of them was
+    cancelled, this one is cancelled too (never run past a cancelled call)."""
+    waits = [s.task for s in before if not (writes_only and s.read_only)]
+    if waits:
+        await asyncio.wait(waits)
+        if any(task.cancelled() for task in waits):
+            raise asyncio.CancelledError
+
+
+def _open_gate(gate: asyncio.Future[None]) -> None:
+    if not gate.done():
+        gate.set_result(None)
+
+
+def _full_if_cut(full: str, sent: str) -> str | None:
+    """The whole output for the user's view when the model got a shortened one."""
+    return full if full != sent else None
+
+
+def _denial_text(verdict: Verdict) -> str:
+    if verdict.by == "user" and verdict.reason:
+        return f"denied by the user, who said instead: {verdict.reason}"
+    return f"denied: {verdict.reason or 'not allowed'}"
+
+
+def _unknown_tool_text(name: str, registry: Any) -> str:
+    available = ", ".join(registry.names())
+    suggestion = registry.closest(name)
+    hint = f" Did you mean '{suggestion}'?" if suggestion else ""
+    return f"unknown tool '{name}'. Available tools: {available}.{hint}"
+
+
+def _describe_validation(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        field = ".".join(str(p) for p in error["loc"]) or "arguments"
+        message = "unknown argument" if error["type"] == "extra_forbidden" else error["msg"]
+        parts.append(f"{field}: {message}")
+    return "; ".join(parts)

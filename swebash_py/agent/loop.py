@@ -1,0 +1,251 @@
+"""The turn loop: send the conversation, stream the reply, run the tools it
+asks for, send their results, repeat — until the model answers without tools,
+the iteration limit is reached, an error stops it, or the user cancels.
+
+``Agent.run_turn`` is an async generator of turn events; the renderer, the
+``--json`` printer and the tests just consume it. Whatever happens, the
+history left behind is valid for the next request: every tool call has
+exactly one result, in emission order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from swebash_py.agent.approval import AllowAll, Approver
+from swebash_py.agent.assembler import ReplyAssembler
+from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
+from swebash_py.engine.messages import Block, Message, TextBlock, ToolResultBlock
+from swebash_py.errors import ContextTooLong, ProviderError
+from swebash_py.events import (
+    ErrorEvent,
+    Notice,
+    ProviderEvent,
+    TurnComplete,
+    TurnEvent,
+    TurnStart,
+    UsageEvent,
+)
+from swebash_py.provider.base import ChatRequest, ToolSpec
+from swebash_py.tools.base import ToolContext
+
+StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
+_DONE = object()
+
+
+class Recorder(Protocol):
+    """Where finished blocks go as they complete (the session store)."""
+
+    def begin_turn(self, user_text: str) -> None: ...
+    def add_block(self, block: Block) -> None: ...
+    def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
+
+
+class Fitter(Protocol):
+    """Fits the history into the model's context window before each request."""
+
+    async def fit(self, system: str, messages: list[Message],
+                  tools: list[ToolSpec]) -> tuple[list[Message], str | None]: ...
+
+    async def recover(self, system: str, messages: list[Message],
+                      tools: list[ToolSpec]) -> tuple[list[Message], str | None]: ...
+
+
+class NullRecorder:
+    def begin_turn(self, user_text: str) -> None: ...
+    def add_block(self, block: Block) -> None: ...
+    def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
+
+
+@dataclass
+class AgentOptions:
+    model: str
+    system: str = ""
+    max_iterations: int = 25
+    temperature: float | None = None
+    max_tokens: int | None = None
+    api_base: str | None = None
+    tools_enabled: bool = True
+    debug: bool = False
+    session_id: str | None = None
+    tool_timeout: float | None = None
+    cost_fn: Callable[[str, int, int, int, int], float | None] = (
+        lambda *_args: None)
+
+
+@dataclass
+class _TurnState:
+    usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
+    cost: float | None = None
+    text: list[str] = field(default_factory=list)
+
+
+class Agent:
+    """Holds one conversation and runs its turns."""
+
+    def __init__(self, options: AgentOptions, stream: StreamFn, registry: Any,
+                 context: ToolContext, *, approver: Approver | None = None,
+                 history: list[Message] | None = None, recorder: Recorder | None = None,
+                 fitter: Fitter | None = None, pre_hook: PreHook | None = None,
+                 post_hook: PostHook | None = None) -> None:
+        self.options = options
+        self.history: list[Message] = history if history is not None else []
+        self.approver: Approver = approver or AllowAll()
+        self._stream = stream
+        self._registry = registry
+        self._context = context
+        self._recorder: Recorder = recorder or NullRecorder()
+        self._fitter = fitter
+        self._pre_hook, self._post_hook = pre_hook, post_hook
+
+    async def run_turn(self, user_text: str) -> AsyncIterator[TurnEvent]:
+        """Run one user turn, yielding its events as they happen."""
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        worker = asyncio.create_task(self._turn(user_text, queue.put_nowait))
+        worker.add_done_callback(lambda _task: queue.put_nowait(_DONE))
+        try:
+            while (event := await queue.get()) is not _DONE:
+                yield event
+            await worker
+        finally:
+            if not worker.done():
+                worker.cancel()
+                await asyncio.gather(worker, return_exceptions=True)
+
+    # -- one turn -------------------------------------------------------------
+
+    async def _turn(self, user_text: str, emit: Callable[[TurnEvent], None]) -> None:
+        counter = itertools.count()
+        state = _TurnState()
+        emit(TurnStart(self.options.model, self.options.session_id))
+        self._recorder.begin_turn(user_text)
+        self._append("user", [TextBlock(user_text)], record=False)
+        stop = "stop"
+        try:
+            for _round in range(self.options.max_iterations):
+                stop = await self._round(emit, lambda: next(counter), state)
+                if stop != "tool_calls":
+                    break
+            else:
+                stop = "max_iterations"
+                emit(ErrorEvent(f"stopped after {self.options.max_iterations} tool rounds "
+                                "(max_iterations); the partial answer is kept", "max_iterations"))
+        except asyncio.CancelledError:
+            self._recorder.finish_turn("cancelled", state.usage, state.cost)
+            raise
+        except ProviderError as exc:
+            stop = "error"
+            emit(ErrorEvent(str(exc), type(exc).__name__))
+        if stop == "length":
+            emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
+        self._recorder.finish_turn(stop, state.usage, state.cost)
+        emit(TurnComplete(stop, "".join(state.text), dict(state.usage)))  # type: ignore[arg-type]
+
+    async def _round(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
+                     state: _TurnState) -> str:
+        """One request and its tools; returns the finish reason."""
+        assembler = ReplyAssembler(emit, next_index, self._recorder.add_block)
+        executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
+                                timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
+                                post_hook=self._post_hook, debug=self.options.debug)
+        try:
+            async for event in self._request_stream(emit):
+                for call in assembler.feed(event):
+                    executor.submit(call)
+            executor.stream_finished()
+        except BaseException as exc:
+            assembler.close()
+            self._append("assistant", assembler.blocks, record=False)
+            reason = CANCELLED if isinstance(exc, asyncio.CancelledError) else (
+                "not run: the model's reply failed before it finished")
+            results = await asyncio.shield(executor.cancel(reason))
+            self._append("user", list(results))
+            state.text.append(assembler.text)
+            raise
+        self._append("assistant", assembler.blocks, record=False)
+        state.text.append(assembler.text)
+        self._account(assembler, emit, state)
+        if not executor.calls:
+            return assembler.finish_reason or "stop"
+        try:
+            results = await executor.results()
+        except BaseException:
+            results = await asyncio.shield(executor.cancel())
+            self._append("user", list(results))
+            raise
+        self._append("user", list(results))
+        return "tool_calls"
+
+    async def _request_stream(self, emit: Callable[[TurnEvent], None]
+                              ) -> AsyncIterator[ProviderEvent]:
+        """The reply's events; one recovery if the provider says the context is too long."""
+        tools = self._tool_specs()
+        messages = await self._fit(emit, tools, recover=False)
+        recovered = False
+        while True:
+            shown = False
+            try:
+                async for event in self._stream(self._request(messages, tools)):
+                    shown = True
+                    yield event
+                return
+            except ContextTooLong:
+                if shown or recovered or self._fitter is None:
+                    raise
+                recovered = True
+                messages = await self._fit(emit, tools, recover=True)
+
+    async def _fit(self, emit: Callable[[TurnEvent], None], tools: list[ToolSpec],
+                   *, recover: bool) -> list[Message]:
+        if self._fitter is None:
+            return self.history
+        method = self._fitter.recover if recover else self._fitter.fit
+        fitted, note = await method(self.options.system, self.history, tools)
+        if note:
+            emit(Notice(note))
+            self.history[:] = fitted
+        return fitted
+
+    def _request(self, messages: list[Message], tools: list[ToolSpec]) -> ChatRequest:
+        o = self.options
+        return ChatRequest(model=o.model, messages=list(messages), system=o.system or None,
+                           tools=tools, temperature=o.temperature, max_tokens=o.max_tokens,
+                           api_base=o.api_base)
+
+    def _tool_specs(self) -> list[ToolSpec]:
+        return list(self._registry.specs()) if self.options.tools_enabled else []
+
+    def _account(self, assembler: ReplyAssembler, emit: Callable[[TurnEvent], None],
+                 state: _TurnState) -> None:
+        usage = assembler.usage
+        if usage is None:
+            return
+        cost = self.options.cost_fn(self.options.model, usage.input_tokens, usage.output_tokens,
+                                    usage.cache_read_tokens, usage.cache_write_tokens)
+        state.usage["input_tokens"] += usage.input_tokens
+        state.usage["output_tokens"] += usage.output_tokens
+        if cost is not None:
+            state.cost = (state.cost or 0.0) + cost
+        emit(UsageEvent(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+                        usage.cache_write_tokens, cost))
+
+    def _append(self, role: str, blocks: list[Any], *, record: bool = True) -> None:
+        """Add blocks to the history, merging with a message of the same role."""
+        if not blocks:
+            return
+        if record:
+            for block in blocks:
+                self._recorder.add_block(block)
+        if self.history and self.history[-1].role == role:
+            self.history[-1].blocks.extend(blocks)
+        else:
+            self.history.append(Message(role, list(blocks)))  # type: ignore[arg-type]
+
+
+def results_by_id(history: list[Message]) -> dict[str, ToolResultBlock]:
+    """Every tool result in the history, keyed by call id (tests, repair)."""
+    return {b.call_id: b for m in history for b in m.tool_results()}

@@ -1,0 +1,147 @@
+"""Settings: defaults < config file < environment < flags.
+
+The file is TOML (see ``config.example.toml``). Every problem becomes one
+``ConfigError`` naming the file, the key and what is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from swebash_py.errors import ConfigError
+from swebash_py.paths import config_path
+
+ApprovalMode = Literal["strict", "ask", "auto-edit", "yolo"]
+APPROVAL_MODES: tuple[str, ...] = ("strict", "ask", "auto-edit", "yolo")
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ToolsSettings(Section):
+    command_timeout: float = Field(120.0, gt=0)
+    max_output_chars: int = Field(30_000, ge=1_000)
+    workspace: Path | None = None
+
+
+class PermissionsSettings(Section):
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+
+class WebSearchSettings(Section):
+    backend: Literal["duckduckgo", "searxng", "brave"] = "duckduckgo"
+    searxng_url: str | None = None
+    max_results: int = Field(5, ge=1, le=10)
+    brave_api_key_env: str = "BRAVE_API_KEY"
+
+
+class HooksSettings(Section):
+    pre_tool: list[str] = Field(default_factory=list)
+    post_tool: list[str] = Field(default_factory=list)
+    timeout: float = Field(60.0, gt=0)
+
+
+class Settings(Section):
+    model: str | None = None
+    api_base: str | None = None
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, gt=0)
+    context_window: int | None = Field(None, gt=0)
+    max_iterations: int = Field(25, ge=1)
+    approval: ApprovalMode = "ask"
+    backend: Literal["auto", "direct", "litellm"] = "auto"
+    system_prompt: str | None = None
+    editing_mode: Literal["emacs", "vi"] = "emacs"
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
+    web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+
+    @property
+    def resolved_model(self) -> str:
+        """The model to use: the configured one, else one whose key is set."""
+        return self.model or default_model()
+
+    @property
+    def workspace(self) -> Path:
+        return (self.tools.workspace or Path.cwd()).expanduser().resolve()
+
+
+_KEY_DEFAULTS = (
+    ("OPENAI_API_KEY", "openai/gpt-4o-mini"),
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-flash"),
+)
+
+
+def default_model() -> str:
+    """The first provider whose API key is set; OpenAI when none is."""
+    for variable, model in _KEY_DEFAULTS:
+        if os.environ.get(variable):
+            return model
+    return _KEY_DEFAULTS[0][1]
+
+
+_ENV_KEYS = {"SWEBASH_MODEL": "model", "SWEBASH_API_BASE": "api_base",
+             "SWEBASH_APPROVAL": "approval"}
+
+
+def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
+    """Merge defaults, the config file, the environment and ``flags``."""
+    path = path or config_path()
+    data = read_config_file(path)
+    for variable, key in _ENV_KEYS.items():
+        if value := os.environ.get(variable):
+            data[key] = value
+    for key, value in (flags or {}).items():
+        if value is not None:
+            data[key] = value
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(exc, path, flags or {})) from exc
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The parsed TOML file, or ``{}`` when there is none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config error: {path}: cannot read: {exc}") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config error: {path}: invalid TOML: {exc}") from exc
+
+
+def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str, Any]) -> str:
+    """One line: where the bad value came from, which key, what is wrong."""
+    first = exc.errors()[0]
+    key = ".".join(str(part) for part in first["loc"])
+    source = _source_of(key, path, flags)
+    if first["type"] == "extra_forbidden":
+        problem = "unknown key"
+    else:
+        problem = f"{first['msg']} (got {first.get('input')!r})"
+    more = len(exc.errors()) - 1
+    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"config error: {source}: key '{key}': {problem}{suffix}"
+
+
+def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
+    top = key.split(".")[0]
+    if flags.get(top) is not None:
+        return "command line"
+    for variable, name in _ENV_KEYS.items():
+        if name == top and os.environ.get(variable):
+            return f"environment variable {variable}"
+    return str(path)

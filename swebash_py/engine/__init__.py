@@ -1,0 +1,1 @@
+"""Conversation state: messages, context window, compaction."""

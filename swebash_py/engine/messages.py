@@ -1,0 +1,79 @@
+"""Provider-neutral conversation: messages made of typed blocks.
+
+A conversation alternates ``user`` and ``assistant`` messages. An assistant
+message holds thinking, text and tool_use blocks; the user message after it
+holds exactly one tool_result per tool_use, in the same order. Each backend
+turns these into its own wire format.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass
+class TextBlock:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass
+class ThinkingBlock:
+    text: str
+    signature: str | None = None
+    kind: Literal["thinking"] = "thinking"
+
+
+@dataclass
+class ToolUseBlock:
+    """A tool call as the model emitted it; ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+    kind: Literal["tool_use"] = "tool_use"
+
+    def parsed_input(self) -> dict[str, Any]:
+        """The arguments as a dict, or ``{}`` when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass
+class ToolResultBlock:
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+    kind: Literal["tool_result"] = "tool_result"
+
+
+Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+
+
+@dataclass
+class Message:
+    role: Role
+    blocks: list[Block] = field(default_factory=list)
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls("user", [TextBlock(text)])
+
+    @property
+    def text(self) -> str:
+        """The concatenated text blocks."""
+        return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.blocks if isinstance(b, ToolUseBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.blocks if isinstance(b, ToolResultBlock)]

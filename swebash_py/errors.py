@@ -1,0 +1,93 @@
+"""Errors a user can act on.
+
+Everything we raise on purpose derives from ``SwebashError``; outside
+exceptions are converted at the boundary that meets them (``raise X from exc``).
+The CLI catches the base class and prints one line (a traceback only with
+``--debug``)::
+
+    SwebashError
+     ├── ConfigError              bad file, key, type or value
+     ├── ToolLoopLimit            the model kept calling tools past max_iterations
+     └── ProviderError            anything between us and the model
+          ├── MissingApiKey        no key for the chosen provider
+          ├── AuthenticationFailed 401 / 403
+          ├── ModelNotFound        unknown model (404, or litellm cannot map it)
+          ├── BadRequest           400 that is not one of the below
+          │    └── ContextTooLong  the request does not fit the model's window
+          ├── RateLimited          429 after our retries           (retryable)
+          ├── ProviderUnavailable  5xx, overloaded, unreachable    (retryable)
+          └── StreamCut            the stream broke midway         (retryable
+                                   only if nothing was shown yet)
+"""
+
+from __future__ import annotations
+
+
+class SwebashError(Exception):
+    """Base of every error we raise on purpose; ``str()`` is the one line shown."""
+
+    exit_code: int = 1
+
+
+class ConfigError(SwebashError):
+    """The configuration file, environment or flags hold something invalid."""
+
+
+class UsageError(SwebashError):
+    """The command line itself is wrong (exit code 2)."""
+
+    exit_code = 2
+
+
+class ToolLoopLimit(SwebashError):
+    """The model asked for tools more than ``max_iterations`` times in one turn."""
+
+
+class ProviderError(SwebashError):
+    """Something went wrong talking to the model provider."""
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, status: int | None = None,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class MissingApiKey(ProviderError):
+    """No API key is configured for the chosen provider."""
+
+
+class AuthenticationFailed(ProviderError):
+    """The provider rejected our credentials."""
+
+
+class ModelNotFound(ProviderError):
+    """The provider (or litellm) does not know the model."""
+
+
+class BadRequest(ProviderError):
+    """The provider refused the request as malformed."""
+
+
+class ContextTooLong(BadRequest):
+    """The conversation does not fit in the model's context window."""
+
+
+class RateLimited(ProviderError):
+    """The provider asked us to slow down."""
+
+    retryable = True
+
+
+class ProviderUnavailable(ProviderError):
+    """The provider is down, overloaded or unreachable."""
+
+    retryable = True
+
+
+class StreamCut(ProviderError):
+    """The response stream ended before the model finished."""
+
+    retryable = True

@@ -1,0 +1,68 @@
+"""HTTP failures to our error classes, shared by every backend."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Mapping
+
+from swebash_py.errors import (
+    AuthenticationFailed,
+    BadRequest,
+    ContextTooLong,
+    ModelNotFound,
+    ProviderError,
+    ProviderUnavailable,
+    RateLimited,
+)
+
+_CONTEXT_WORDS = ("context_length_exceeded", "context length", "context window",
+                  "prompt is too long", "maximum context", "too many tokens",
+                  "input is too long", "reduce the length")
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``retry-after`` (number or HTTP date)."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    if (ms := lowered.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def is_context_message(message: str) -> bool:
+    lowered = message.lower()
+    return any(word in lowered for word in _CONTEXT_WORDS)
+
+
+def error_for_status(status: int, message: str, retry_after: float | None = None,
+                     provider: str = "provider") -> ProviderError:
+    """The error class a user can act on for an HTTP status."""
+    detail = f"{provider}: {message}" if message else provider
+    if status == 400 or status == 413 or status == 422:
+        if is_context_message(message):
+            return ContextTooLong(f"context too long: {detail}", status=status)
+        return BadRequest(f"bad request ({status}): {detail}", status=status)
+    if status in (401, 403):
+        return AuthenticationFailed(f"authentication failed ({status}): {detail}",
+                                    status=status)
+    if status == 404:
+        return ModelNotFound(f"model not found (404): {detail}", status=status)
+    if status == 429:
+        return RateLimited(f"rate limited (429): {detail}", status=status,
+                           retry_after=retry_after)
+    if status >= 500:
+        return ProviderUnavailable(f"provider error ({status}): {detail}", status=status,
+                                   retry_after=retry_after)
+    return BadRequest(f"unexpected status {status}: {detail}", status=status)

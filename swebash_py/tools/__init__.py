@@ -1,0 +1,1 @@
+"""Tools the model may call: files, shell commands, web search."""

@@ -1,0 +1,97 @@
+"""A tool is an async function plus metadata.
+
+Arguments are a pydantic model (``extra="forbid"``); its JSON schema is what
+the model sees. ``read_only`` tools are safe to run concurrently and, inside
+the workspace, need no approval under ``ask``. Failures a model can act on are
+returned as ``ToolResult(is_error=True)``, never raised (``ToolFailed`` is the
+shortcut for raising one from deep inside a tool).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from swebash_py.provider.base import ToolSpec
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown fields are rejected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+A = TypeVar("A", bound=ToolArgs)
+
+
+class ToolFailed(Exception):
+    """Raised inside a tool to return an error result with this message."""
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use: where it works, its limits, a progress sink."""
+
+    workspace: Path
+    command_timeout: float = 120.0
+    max_output_chars: int = 30_000
+    progress: Callable[[str], None] = lambda _text: None
+    env: dict[str, str] | None = None
+    settings: Any = None
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns. ``output`` goes to the model (capped by the
+    executor); ``display`` is an optional richer view for the user (a diff)."""
+
+    output: str
+    is_error: bool = False
+    display: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Preview:
+    """What a call would do, for the approval question.
+
+    ``paths`` are resolved paths the call touches; ``outside`` is true when
+    any of them is outside the workspace; ``sensitive`` when any is a
+    secrets path; ``detail`` is the full command, the new file or the diff.
+    """
+
+    summary: str
+    detail: str | None = None
+    detail_kind: str = "text"  # "text" | "diff" | "command" | "file"
+    paths: list[Path] = field(default_factory=list)
+    outside: bool = False
+    sensitive: bool = False
+    protected: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+class Tool(ABC, Generic[A]):
+    """Base class: subclasses set the class attributes and implement ``run``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[ToolArgs]]
+    read_only: ClassVar[bool] = False
+
+    @abstractmethod
+    async def run(self, args: A, ctx: ToolContext) -> ToolResult:
+        """Do the work. May raise ``ToolFailed``; honours cancellation."""
+
+    def preview(self, args: A, ctx: ToolContext) -> Preview:
+        """Describe the call for an approval question (override for detail)."""
+        return Preview(summary=f"{self.name} {args.model_dump_json(exclude_none=True)}")
+
+    def spec(self) -> ToolSpec:
+        schema = self.Args.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(self.name, self.description, schema)
