@@ -55,14 +55,17 @@ class Settings(Section):
     max_tokens: int | None = Field(None, gt=0)
     context_window: int | None = Field(None, gt=0)
     max_iterations: int = Field(25, ge=1)
+    max_retries: int = Field(4, ge=0, le=20)
     approval: ApprovalMode = "ask"
     backend: Literal["auto", "direct", "litellm"] = "auto"
     system_prompt: str | None = None
     editing_mode: Literal["emacs", "vi"] = "emacs"
-    tools: ToolsSettings = Field(default_factory=ToolsSettings)
-    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
-    web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
-    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    tools: ToolsSettings = Field(default_factory=lambda: ToolsSettings.model_validate({}))
+    permissions: PermissionsSettings = Field(
+        default_factory=lambda: PermissionsSettings.model_validate({}))
+    web_search: WebSearchSettings = Field(
+        default_factory=lambda: WebSearchSettings.model_validate({}))
+    hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
 
     @property
     def resolved_model(self) -> str:

@@ -17,7 +17,7 @@ import dataclasses
 import json
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
@@ -33,7 +33,7 @@ PostHook = Callable[[PendingCall, ToolResult], Awaitable[None]]
 CANCELLED = "cancelled by the user"
 
 
-class ToolRegistryView:
+class ToolRegistryView(Protocol):
     """What the executor needs from a registry."""
 
     def get(self, name: str) -> Tool[Any] | None: ...
@@ -158,7 +158,7 @@ class ToolExecutor:
                 await gate_before
             verdict = await self._approver.ask(pending, verdict)
         _open_gate(my_gate)
-        action = "allow" if verdict.action == "allow" else "deny"
+        action: Literal["allow", "deny"] = "allow" if verdict.action == "allow" else "deny"
         self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
                                  verdict.reason))
         return verdict

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -139,7 +140,8 @@ class Agent:
             raise
         except ProviderError as exc:
             stop = "error"
-            emit(ErrorEvent(str(exc), type(exc).__name__))
+            detail = "\n" + traceback.format_exc() if self.options.debug else ""
+            emit(ErrorEvent(f"{exc}{detail}", type(exc).__name__))
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
         self._recorder.finish_turn(stop, state.usage, state.cost)
@@ -226,6 +228,9 @@ class Agent:
             return
         cost = self.options.cost_fn(self.options.model, usage.input_tokens, usage.output_tokens,
                                     usage.cache_read_tokens, usage.cache_write_tokens)
+        observe = getattr(self._fitter, "observe_usage", None)
+        if observe is not None:
+            observe(usage.input_tokens)
         state.usage["input_tokens"] += usage.input_tokens
         state.usage["output_tokens"] += usage.output_tokens
         if cost is not None:

@@ -37,8 +37,12 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def is_context_message(message: str) -> bool:
@@ -47,22 +51,21 @@ def is_context_message(message: str) -> bool:
 
 
 def error_for_status(status: int, message: str, retry_after: float | None = None,
-                     provider: str = "provider") -> ProviderError:
-    """The error class a user can act on for an HTTP status."""
-    detail = f"{provider}: {message}" if message else provider
-    if status == 400 or status == 413 or status == 422:
-        if is_context_message(message):
+                     provider: str = "provider", *, context: bool = False) -> ProviderError:
+    """The error class a user can act on for an HTTP status (``context``: the
+    body already said the context window was exceeded)."""
+    detail = f"{provider} returned HTTP {status}" + (f": {message}" if message else "")
+    if status in (400, 413, 422):
+        if context or is_context_message(message):
             return ContextTooLong(f"context too long: {detail}", status=status)
-        return BadRequest(f"bad request ({status}): {detail}", status=status)
+        return BadRequest(f"bad request: {detail}", status=status)
     if status in (401, 403):
-        return AuthenticationFailed(f"authentication failed ({status}): {detail}",
-                                    status=status)
+        return AuthenticationFailed(f"authentication failed: {detail}", status=status)
     if status == 404:
-        return ModelNotFound(f"model not found (404): {detail}", status=status)
+        return ModelNotFound(f"model not found: {detail}", status=status)
     if status == 429:
-        return RateLimited(f"rate limited (429): {detail}", status=status,
-                           retry_after=retry_after)
+        return RateLimited(f"rate limited: {detail}", status=status, retry_after=retry_after)
     if status >= 500:
-        return ProviderUnavailable(f"provider error ({status}): {detail}", status=status,
+        return ProviderUnavailable(f"provider error: {detail}", status=status,
                                    retry_after=retry_after)
-    return BadRequest(f"unexpected status {status}: {detail}", status=status)
+    return BadRequest(f"unexpected answer: {detail}", status=status)

@@ -28,8 +28,8 @@ def call(call_id: str, name: str, arguments: str) -> ToolCall:
 async def test_one_call_result_goes_back_matched_by_id(fake_provider: FakeProvider,
                                                        wire: str) -> None:
     journal = Journal()
-    fake_provider.queue(Reply(text="Let me look.", tool_calls=[call("c1", "peek", '{"label": "a"}')]),
-                        Reply(text="All done."))
+    first = Reply(text="Let me look.", tool_calls=[call("c1", "peek", '{"label": "a"}')])
+    fake_provider.queue(first, Reply(text="All done."))
     events = await run(make_agent(fake_provider, wire, journal), "look at a")
     assert journal.labels("end") == ["a"]
     assert len(fake_provider.requests) == 2

@@ -1,0 +1,113 @@
+"""``[hooks] pre_tool`` / ``post_tool``: shell commands told about each call.
+
+Each hook gets the call as JSON on stdin (``event``, ``tool``, ``call_id``,
+``arguments``, ``workspace``, and ``result`` after the call). A pre-tool hook
+denies with exit code 2 (stderr is the reason) or with
+``{"decision": "deny", "reason": "..."}`` on stdout. Other failures and
+timeouts are reported as warnings and never block. A timed-out or cancelled
+hook is killed with its whole process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+DENY_EXIT = 2
+
+
+@dataclass
+class HookOutcome:
+    """What the pre-tool hooks said: denied (with a reason) or not, and warnings."""
+
+    denied: bool = False
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Run:
+    code: int | None  # None: timed out
+    stdout: str
+    stderr: str
+
+
+async def run_pre_hooks(commands: list[str], payload: dict[str, Any],
+                        timeout: float) -> HookOutcome:
+    """Run the pre-tool hooks in order; the first denial stops the rest."""
+    outcome = HookOutcome()
+    data = json.dumps({**payload, "event": "pre_tool"}, default=str).encode()
+    for command in commands:
+        run = await _run(command, data, timeout, payload.get("workspace"))
+        verdict = _json_decision(run.stdout)
+        if verdict is not None and verdict.get("decision") == "deny":
+            return HookOutcome(True, str(verdict.get("reason") or f"denied by hook: {command}"),
+                               outcome.warnings)
+        if run.code == DENY_EXIT:
+            reason = run.stderr.strip() or f"denied by hook: {command}"
+            return HookOutcome(True, reason, outcome.warnings)
+        if warning := _warning(command, run, timeout):
+            outcome.warnings.append(warning)
+    return outcome
+
+
+async def run_post_hooks(commands: list[str], payload: dict[str, Any],
+                         timeout: float) -> list[str]:
+    """Run the post-tool hooks; they cannot change anything, only warn."""
+    data = json.dumps({**payload, "event": "post_tool"}, default=str).encode()
+    warnings = []
+    for command in commands:
+        run = await _run(command, data, timeout, payload.get("workspace"))
+        if warning := _warning(command, run, timeout):
+            warnings.append(warning)
+    return warnings
+
+
+def _json_decision(stdout: str) -> dict[str, Any] | None:
+    text = stdout.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _warning(command: str, run: _Run, timeout: float) -> str | None:
+    if run.code is None:
+        return f"hook timed out after {timeout:g} s and was stopped: {command}"
+    if run.code != 0:
+        detail = run.stderr.strip().splitlines()[-1:] or [""]
+        return f"hook failed (exit {run.code}): {command}" + (
+            f": {detail[0][:200]}" if detail[0] else "")
+    return None
+
+
+async def _run(command: str, data: bytes, timeout: float, cwd: Any) -> _Run:
+    workdir = str(cwd) if cwd and os.path.isdir(str(cwd)) else None
+    proc = await asyncio.create_subprocess_shell(
+        command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, cwd=workdir, start_new_session=True)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(data), timeout)
+    except TimeoutError:
+        await _kill(proc)
+        return _Run(None, "", "")
+    except BaseException:
+        await _kill(proc)
+        raise
+    return _Run(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+
+
+async def _kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    # wait() also waits for the pipes; a process that left the group could hold them
+    with contextlib.suppress(ProcessLookupError, TimeoutError):
+        await asyncio.wait_for(proc.wait(), 5)

@@ -1,0 +1,240 @@
+"""The approval policy: may this tool call run, must we ask, or is it denied?
+
+Order (the contract's "Approvals"): protected paths and deny rules deny;
+a command that cannot be checked against the deny rules asks; sensitive
+paths ask; ``strict`` asks; ``yolo`` runs; allow rules and the mode's own
+defaults (read-only file tools, a short list of read-only commands, writes
+under ``auto-edit``) run; everything else asks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from swebash_py.agent.rules import PATH_TOOLS, RuleSet, format_command_rule, format_path_rule
+from swebash_py.agent.shellparse import SHELLS, UNKNOWN, Analysis, analyse
+from swebash_py.tools.base import Preview
+
+FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files"})
+WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+
+
+@dataclass
+class Decision:
+    """What to do with one call, who decided, and lines for the question."""
+
+    action: Literal["allow", "ask", "deny"]
+    by: Literal["mode", "rule", "hook", "no-terminal", "user"]
+    reason: str
+    warnings: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=64)
+def command_analysis(command: str) -> Analysis:
+    """``analyse``, cached: decide, risk_warnings and suggest_rule share it."""
+    return analyse(command)
+
+
+def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Preview, mode: str,
+           rules: RuleSet, workspace: Path) -> Decision:
+    """Allow, ask or deny one call (see the module docstring for the order)."""
+    workspace = workspace.resolve()
+    paths = call_paths(tool_name, args, preview, workspace)
+    outside = preview.outside or any(not _inside(p, workspace) for p in paths)
+    analysis = None
+    warnings = list(preview.warnings)
+    if tool_name == "run_command":
+        analysis = command_analysis(str(args.get("command", "")))
+        warnings += risk_warnings(str(args.get("command", "")), analysis, workspace)
+    elif outside:
+        warnings += [f"outside the workspace: {p}" for p in paths if not _inside(p, workspace)]
+    warnings = list(dict.fromkeys(warnings))
+
+    def out(action: Literal["allow", "ask", "deny"],
+            by: Literal["mode", "rule"], reason: str) -> Decision:
+        return Decision(action, by, reason, warnings)
+
+    if preview.protected:
+        return out("deny", "rule", "swebash's own configuration and data are off limits")
+    if denied := rules.denying(tool_name, paths, analysis, workspace):
+        return out("deny", "rule", f"denied by rule {denied.text}")
+    if analysis is not None and not analysis.clean and rules.has_command_denies():
+        return out("ask", "rule", f"cannot be checked against the deny rules: "
+                                  f"{analysis.unsafe_reason}")
+    if preview.sensitive:
+        return out("ask", "mode", "touches a sensitive file")
+    if mode == "yolo":
+        return out("allow", "mode", "yolo mode")
+    if mode not in ("ask", "auto-edit"):  # strict, and anything unknown: fail closed
+        return out("ask", "mode", f"{mode} mode asks before every call")
+    used = rules.allowing(tool_name, paths, analysis, workspace,
+                          lambda argv: is_read_only_command(argv, workspace))
+    if used:
+        return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
+    if used is not None and analysis is not None:
+        return out("allow", "mode", "read-only command")
+    if read_only and tool_name in FILE_READ_TOOLS and not outside:
+        return out("allow", "mode", "read-only, inside the workspace")
+    if mode == "auto-edit" and tool_name in WRITE_TOOLS and not outside:
+        return out("allow", "mode", "auto-edit mode, inside the workspace")
+    if analysis is not None and not analysis.clean:
+        return out("ask", "mode", f"cannot fully check this command: {analysis.unsafe_reason}")
+    return out("ask", "mode", "outside the workspace" if outside else f"{mode} mode")
+
+
+def call_paths(tool_name: str, args: dict[str, Any], preview: Preview,
+               workspace: Path) -> list[Path]:
+    """The resolved paths a call touches (the preview's, else its ``path``)."""
+    if preview.paths:
+        return [Path(p) for p in preview.paths]
+    if tool_name not in PATH_TOOLS:
+        return []
+    return [_resolve(str(args.get("path") or "."), workspace)]
+
+
+def _resolve(word: str, workspace: Path) -> Path:
+    return (workspace / os.path.expanduser(word)).resolve()
+
+
+def _inside(path: Path, workspace: Path) -> bool:
+    return path == workspace or workspace in path.parents
+
+
+# the read-only command list ---------------------------------------------------
+_SAFE = frozenset({
+    "ls", "pwd", "echo", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find",
+    "which", "whoami", "date", "uname", "df", "du", "file", "stat", "sort", "uniq", "tr", "cut",
+    "basename", "dirname", "realpath", "readlink", "true", "false", "id", "diff", "cmp", "nl",
+    "md5sum", "sha1sum", "sha256sum", "tree", "git",
+})
+_GIT_READ = frozenset({"status", "diff", "log", "show", "branch"})
+_GIT_BRANCH_WRITES = ("-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "-t", "--delete", "--move",
+                      "--copy", "--force", "--set-upstream", "--unset-upstream", "--track",
+                      "--edit-description", "--no-track")
+_FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
+                          "-fprint0", "-fprintf", "-fls"})
+_SENSITIVE = re.compile(r"(^|/)(\.env(\..*)?|id_[a-z0-9]+|.*\.pem|.*\.key|\.netrc|"
+                        r"\.git-credentials|\.npmrc|\.pypirc|credentials(\.json)?)$")
+
+
+def is_read_only_command(argv: list[str], workspace: Path) -> bool:
+    """True for a short list of commands that only read, without writing flags,
+    and only about paths inside the workspace."""
+    name, rest = argv[0], argv[1:]
+    if name not in _SAFE or any(UNKNOWN in a or a.startswith("--output") for a in argv):
+        return False
+    if not _flags_ok(name, rest):
+        return False
+    if name == "echo":
+        return True
+    return all(_path_ok(a, workspace) for a in rest)
+
+
+def _flags_ok(name: str, rest: list[str]) -> bool:
+    short = "".join(a[1:] for a in rest if a.startswith("-") and not a.startswith("--"))
+    positional = [a for a in rest if not a.startswith("-")]
+    if name == "sort":
+        return "o" not in short and not any(a.startswith("--compress") for a in rest)
+    if name == "uniq":
+        return len(positional) <= 1
+    if name == "find":
+        return not _FIND_WRITES & set(rest)
+    if name == "date":
+        return "s" not in short and not any(a.startswith("--set") for a in rest)
+    if name in ("tree", "file"):
+        return "o" not in short and "C" not in short
+    if name == "git":
+        if not rest or rest[0] not in _GIT_READ or "--ext-diff" in rest:
+            return False
+        if rest[0] == "branch":
+            flags = rest[1:]
+            return not any(f.startswith(_GIT_BRANCH_WRITES) or not f.startswith("-")
+                           for f in flags)
+    return True
+
+
+def _path_ok(word: str, workspace: Path) -> bool:
+    if word.startswith("-"):
+        if "=" not in word:
+            return True
+        word = word.split("=", 1)[1]
+    if word == "/dev/null":
+        return True
+    path = _resolve(word, workspace)
+    return _inside(path, workspace) and not _SENSITIVE.search(str(path))
+
+
+# warnings and suggestions -----------------------------------------------------
+_DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "dd", "wipefs", "truncate", "srm"})
+_NETWORK = frozenset({"curl", "wget", "nc", "ncat", "netcat", "ssh", "scp", "sftp", "rsync",
+                      "ftp", "telnet", "socat"})
+_ELEVATE = frozenset({"sudo", "doas", "su", "pkexec", "runuser"})
+_WRITERS = frozenset({"cp", "mv", "tee", "ln", "install", "touch", "mkdir", "rsync", "dd"})
+_INTERPRETERS = "|".join([*sorted(SHELLS), "python3?", "perl", "ruby", "node"])
+_PIPE_TO_SHELL = re.compile(rf"\|&?\s*(?:sudo\s+)?(?:\S*/)?(?:{_INTERPRETERS})\b")
+
+
+def risk_warnings(command: str, analysis: Analysis, workspace: Path | None = None) -> list[str]:
+    """Warning lines for the question: deletes, sudo, pipes into a shell, ..."""
+    found: list[str] = []
+    if not analysis.clean:
+        found.append(f"cannot fully check this command: {analysis.unsafe_reason}")
+    if _PIPE_TO_SHELL.search(command):
+        found.append("pipes into a shell or interpreter")
+    for argv in analysis.commands + analysis.suspects:
+        found += _argv_warnings(argv, workspace)
+    for target in analysis.write_paths:
+        if workspace is not None and not _inside(_resolve(target, workspace), workspace):
+            found.append(f"writes outside the workspace: {target}")
+    return list(dict.fromkeys(found))
+
+
+def _argv_warnings(argv: list[str], workspace: Path | None) -> list[str]:
+    name, rest = os.path.basename(argv[0]), argv[1:]
+    found = []
+    if name in _DELETERS or name.startswith("mkfs"):
+        found.append(f"{name} deletes or overwrites data")
+    if name in _ELEVATE:
+        found.append(f"{name} runs with elevated privileges")
+    if name in _NETWORK:
+        found.append(f"{name} uses the network")
+    if name in ("chmod", "chown", "chgrp") and any(a in ("-R", "--recursive") for a in rest):
+        found.append(f"recursive {name}")
+    if name == "git" and rest[:1] == ["push"] and any(
+            a in ("-f", "--force") or a.startswith(("--force-with-lease", "+")) for a in rest):
+        found.append("git push --force rewrites remote history")
+    if name == "git" and rest[:1] == ["reset"] and "--hard" in rest:
+        found.append("git reset --hard discards local changes")
+    if name == "git" and rest[:1] == ["clean"]:
+        found.append("git clean deletes untracked files")
+    if name in _WRITERS and workspace is not None:
+        for word in rest:
+            if not word.startswith("-") and UNKNOWN not in word and not _inside(
+                    _resolve(word, workspace), workspace):
+                found.append(f"writes outside the workspace: {word}")
+    return found
+
+
+def suggest_rule(tool_name: str, args: dict[str, Any], preview: Preview,
+                 workspace: Path) -> list[str] | None:
+    """The narrowest rules an "always" answer should store, or None when no
+    rule can be safely remembered (unaccountable commands, sensitive or
+    protected paths): then "always" only runs the call once."""
+    if preview.sensitive or preview.protected:
+        return None
+    workspace = workspace.resolve()
+    if tool_name == "run_command":
+        analysis = command_analysis(str(args.get("command", "")))
+        words = [w for argv in analysis.commands for w in argv]
+        if not analysis.clean or not words or any(UNKNOWN in w for w in words):
+            return None
+        return list(dict.fromkeys(format_command_rule(argv) for argv in analysis.commands))
+    if tool_name in PATH_TOOLS:
+        paths = call_paths(tool_name, args, preview, workspace)
+        return list(dict.fromkeys(format_path_rule(tool_name, p, workspace) for p in paths))
+    return [tool_name]

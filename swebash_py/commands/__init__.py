@@ -1,0 +1,1 @@
+"""Subcommands: config, sessions, tools."""

@@ -1,0 +1,116 @@
+"""Wires the context manager to a model: window, reply budget, summaries.
+
+Implements the agent loop's ``Fitter``: before every request the history is
+fitted into the model's window (compacting with a model-written summary
+over the threshold); after a "context exceeded" answer it is shrunk once.
+The provider's reported usage calibrates the token estimate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from swebash_py.engine import modelinfo
+from swebash_py.engine.context import ContextManager, FitResult
+from swebash_py.engine.messages import Message, TextBlock
+from swebash_py.events import ProviderEvent, TextDelta
+from swebash_py.provider.base import ChatRequest, ToolSpec
+
+StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
+DEFAULT_REPLY_BUDGET = 4_096
+SUMMARY_TOKENS = 1_024
+SUMMARY_INSTRUCTION = (
+    "Summarise the conversation above for your own later use, in at most 300 words: "
+    "the user's goals, what was done (commands run, files changed and their paths), "
+    "what was found, decisions made, and what is still open. Facts only; no preamble.")
+
+
+class ContextFitter:
+    """The loop's ``Fitter`` for one conversation."""
+
+    def __init__(self, model: Callable[[], str], stream: StreamFn, *,
+                 context_window: int | None = None, max_tokens: int | None = None,
+                 api_base: Callable[[], str | None] = lambda: None) -> None:
+        self._model = model
+        self._stream = stream
+        self._override = context_window
+        self._max_tokens = max_tokens
+        self._api_base = api_base
+        self.manager = ContextManager(self._summarize)
+        self.last: FitResult | None = None
+
+    def window(self) -> int:
+        return modelinfo.context_window(self._model(), self._override)
+
+    def reply_budget(self) -> int:
+        return self._max_tokens or min(modelinfo.max_output_tokens(self._model())
+                                       or DEFAULT_REPLY_BUDGET, DEFAULT_REPLY_BUDGET)
+
+    async def fit(self, system: str, messages: list[Message],
+                  tools: list[ToolSpec]) -> tuple[list[Message], str | None]:
+        result = await self.manager.fit(system, messages, self._tools_tokens(tools),
+                                        self.window(), self.reply_budget())
+        self.last = result
+        return result.messages, result.note
+
+    async def recover(self, system: str, messages: list[Message],
+                      tools: list[ToolSpec]) -> tuple[list[Message], str | None]:
+        result = self.manager.recover_from_overflow(system, messages, self._tools_tokens(tools),
+                                                    self.window(), self.reply_budget())
+        self.last = result
+        return result.messages, result.note or "context window exceeded; history shortened"
+
+    async def compact(self, system: str, messages: list[Message],
+                      tools: list[ToolSpec]) -> tuple[list[Message], str | None]:
+        """``/compact``: summarise now, whatever the size."""
+        result = await self.manager.compact(system, messages, self._tools_tokens(tools),
+                                            self.window(), self.reply_budget())
+        self.last = result
+        return result.messages, result.note
+
+    def observe_usage(self, input_tokens: int) -> None:
+        """Calibrate the estimate with what the provider counted."""
+        if self.last is not None and input_tokens > 0:
+            self.manager.counter.calibrate(self.last.raw_tokens, input_tokens)
+
+    def usage_fraction(self) -> float | None:
+        """How full the window was at the last request (for the toolbar)."""
+        if self.last is None:
+            return None
+        return min(1.0, self.last.tokens / max(1, self.window()))
+
+    def _tools_tokens(self, tools: list[ToolSpec]) -> int:
+        if not tools:
+            return 0
+        text = json.dumps([[t.name, t.description, t.parameters] for t in tools])
+        return self.manager.counter.text(text)
+
+    async def _summarize(self, messages: list[Message]) -> str:
+        conversation = [*messages, Message("user", [TextBlock(SUMMARY_INSTRUCTION)])]
+        request = ChatRequest(model=self._model(), messages=_merged(conversation),
+                              system="You write concise, factual summaries.",
+                              max_tokens=SUMMARY_TOKENS, api_base=self._api_base())
+        parts = [event.text async for event in self._stream(request)
+                 if isinstance(event, TextDelta)]
+        return "".join(parts).strip()
+
+
+def _merged(messages: list[Message]) -> list[Message]:
+    """Consecutive same-role messages merged (the instruction follows a user turn)."""
+    out: list[Message] = []
+    for message in messages:
+        if out and out[-1].role == message.role:
+            out[-1] = Message(message.role, [*out[-1].blocks, *message.blocks])
+        else:
+            out.append(Message(message.role, list(message.blocks)))
+    return out
+
+
+def make_fitter(settings: Any, runtime: Any) -> ContextFitter:
+    agent = runtime.agent
+    return ContextFitter(lambda: agent.options.model, runtime.client.stream,
+                         context_window=settings.context_window,
+                         max_tokens=settings.max_tokens,
+                         api_base=lambda: agent.options.api_base)

@@ -1,0 +1,142 @@
+"""Offline model facts (context window, output limit, prices) without importing litellm.
+
+litellm ships its price and context-window map as
+``litellm/model_prices_and_context_window_backup.json``. Importing litellm
+costs 3-4 s, so we locate the package with ``importlib.util.find_spec`` (which
+does not execute it) and read that file ourselves, once, on first use.
+
+Model strings are litellm's (``anthropic/claude-sonnet-4-5``, ``gpt-4o``,
+``ollama_chat/llama3.1:8b``). A lookup tries the full string, the bare name,
+the provider's aliases (``ollama_chat/`` -> ``ollama/``) and finally the name
+without a ``:tag``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DATA_FILE = "model_prices_and_context_window_backup.json"
+
+# For a model we know nothing about (a local model behind an OpenAI-compatible
+# server, a brand-new name): 32k. Guessing too small only costs an early
+# compaction; guessing too large means the provider refuses requests (and for
+# Ollama, silently truncates). 32k is what most current open-weight models
+# offer at least, and users can set ``context_window`` for the exact figure.
+DEFAULT_CONTEXT_WINDOW = 32_768
+
+# Provider prefixes that share another prefix's entries in the map.
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "ollama_chat": ("ollama",),
+    "ollama": ("ollama_chat",),
+    "openai": ("azure",),
+    "anthropic": ("bedrock",),
+    "gemini": ("vertex_ai",),
+    "vertex_ai": ("gemini",),
+    "together_ai": ("together",),
+}
+
+
+def _data_path() -> Path | None:
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        path = Path(location) / DATA_FILE
+        if path.is_file():
+            return path
+    return None
+
+
+@cache
+def model_map() -> dict[str, dict[str, Any]]:
+    """The bundled map (loaded once); empty when litellm or its file is missing."""
+    path = _data_path()
+    if path is None:
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    data.pop("sample_spec", None)
+    return {k: v for k, v in data.items() if isinstance(v, dict)}
+
+
+def _candidates(model: str) -> list[str]:
+    names = [model]
+    provider, _, bare = model.partition("/")
+    if bare:
+        names.append(bare)
+        names += [f"{alias}/{bare}" for alias in _ALIASES.get(provider, ())]
+    more = [n.split(":", 1)[0] for n in names if ":" in n]
+    seen: dict[str, None] = dict.fromkeys(names + more)
+    return list(seen)
+
+
+def model_entry(model: str) -> dict[str, Any] | None:
+    """The map's entry for ``model`` (first matching candidate name), or None."""
+    data = model_map()
+    for name in _candidates(model.strip()):
+        if (entry := data.get(name)) is not None:
+            return entry
+    return None
+
+
+def _int(entry: dict[str, Any] | None, *keys: str) -> int | None:
+    if entry is None:
+        return None
+    for key in keys:
+        value = entry.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return int(value)
+    return None
+
+
+def context_window(model: str, override: int | None = None) -> int:
+    """Input window in tokens: the override, else the map, else a safe default."""
+    if override:
+        return int(override)
+    found = _int(model_entry(model), "max_input_tokens", "max_tokens")
+    return found or DEFAULT_CONTEXT_WINDOW
+
+
+def max_output_tokens(model: str) -> int | None:
+    """The model's output limit, or None when unknown."""
+    return _int(model_entry(model), "max_output_tokens", "max_tokens")
+
+
+def _price(entry: dict[str, Any], key: str, tokens: int) -> float | None:
+    value = entry.get(key)
+    above = entry.get(f"{key}_above_200k_tokens")
+    if tokens > 200_000 and isinstance(above, int | float):
+        value = above
+    return float(value) if isinstance(value, int | float) else None
+
+
+def cost(model: str, input_tokens: int, output_tokens: int,
+         cache_read: int = 0, cache_write: int = 0) -> float | None:
+    """Dollar cost of one request, or None when the price is unknown (never 0 for that).
+
+    ``input_tokens`` counts every prompt token, cached ones included (litellm's
+    ``prompt_tokens``); ``cache_read`` / ``cache_write`` say how many of them
+    were read from / written to the prompt cache, priced at their own rates
+    when the map has them and at the input rate otherwise.
+    """
+    entry = model_entry(model)
+    if entry is None:
+        return None
+    size = input_tokens
+    input_rate = _price(entry, "input_cost_per_token", size)
+    output_rate = _price(entry, "output_cost_per_token", size)
+    if input_rate is None or output_rate is None:
+        return None
+    read_rate = _price(entry, "cache_read_input_token_cost", size)
+    write_rate = _price(entry, "cache_creation_input_token_cost", size)
+    read_rate = input_rate if read_rate is None else read_rate
+    write_rate = input_rate if write_rate is None else write_rate
+    plain = max(0, input_tokens - cache_read - cache_write)
+    return (plain * input_rate + cache_read * read_rate + cache_write * write_rate
+            + output_tokens * output_rate)

@@ -1,0 +1,182 @@
+"""The litellm backend: every provider litellm speaks.
+
+This is the only module that imports litellm, and it does so lazily (the
+import costs 3-4 s): never on the path of ``--help``, ``--version`` or the
+first prompt. ``preload()`` warms it in a background thread. Offline settings
+are applied before the import so nothing phones home. litellm's chunks are
+the OpenAI chunk shape, so the OpenAI stream parser turns them into events;
+litellm's exceptions become ours here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from swebash_py.engine.messages import ThinkingBlock
+from swebash_py.errors import (
+    ContextTooLong,
+    MissingApiKey,
+    ModelNotFound,
+    ProviderError,
+    ProviderUnavailable,
+    StreamCut,
+)
+from swebash_py.events import ProviderEvent, ThinkingSignature
+from swebash_py.provider import openai_wire
+from swebash_py.provider.base import ChatRequest
+from swebash_py.provider.errormap import error_for_status, is_context_message, retry_after_seconds
+
+_OFFLINE = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+    "HF_HUB_OFFLINE": "1",
+    "LITELLM_TELEMETRY": "False",
+}
+_lock = threading.Lock()
+_module: Any = None
+
+
+def load() -> Any:
+    """Import litellm once, offline, quiet; returns the module."""
+    global _module
+    with _lock:
+        if _module is None:
+            for key, value in _OFFLINE.items():
+                os.environ.setdefault(key, value)
+            import litellm
+
+            litellm.suppress_debug_info = True
+            litellm.disable_hf_tokenizer_download = True
+            litellm.telemetry = False
+            litellm.drop_params = True
+            logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
+            _module = litellm
+    return _module
+
+
+def preload() -> threading.Thread:
+    """Start importing litellm in the background."""
+    thread = threading.Thread(target=load, name="litellm-import", daemon=True)
+    thread.start()
+    return thread
+
+
+class LiteLLMBackend:
+    """Streams a reply through ``litellm.acompletion``."""
+
+    name = "litellm"
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
+        litellm = load()
+        self._check_key(litellm, request)
+        kwargs = self._arguments(request)
+        try:
+            response = await litellm.acompletion(**kwargs)
+            parser = openai_wire.OpenAIParser()
+            async for chunk in response:
+                for event in parser.feed("", json.dumps(chunk.model_dump(exclude_none=True))):
+                    yield event
+                for signature in _signatures(chunk):
+                    yield ThinkingSignature(signature)
+            for event in parser.end():
+                yield event
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise map_exception(exc, request.model) from exc
+
+    @staticmethod
+    def _check_key(litellm: Any, request: ChatRequest) -> None:
+        if request.api_key or request.api_base:
+            return
+        try:
+            report = litellm.validate_environment(model=request.model)
+        except Exception as exc:
+            raise ModelNotFound(f"unknown model '{request.model}': {exc}") from exc
+        missing = report.get("missing_keys") or []
+        if missing and not report.get("keys_in_environment"):
+            raise MissingApiKey(f"no API key for {request.model}: set {' or '.join(missing)}")
+
+    @staticmethod
+    def _arguments(request: ChatRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "messages": build_messages(request),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "num_retries": 0,
+            "max_retries": 0,
+            "timeout": request.timeout,
+        }
+        if request.tools:
+            kwargs["tools"] = [openai_wire.tool_spec(tool) for tool in request.tools]
+            kwargs["_skip_mcp_handler"] = True  # litellm 1.106.2 bug, see LITELLM.md
+        optional = {"temperature": request.temperature, "max_tokens": request.max_tokens,
+                    "api_base": request.api_base, "api_key": request.api_key}
+        kwargs.update({k: v for k, v in optional.items() if v is not None})
+        return kwargs
+
+
+def build_messages(request: ChatRequest) -> list[dict[str, Any]]:
+    """OpenAI-shaped messages, with Anthropic thinking blocks (and their
+    signatures) carried the way litellm expects them."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        converted = openai_wire.convert_message(message)
+        thinking = [{"type": "thinking", "thinking": b.text, "signature": b.signature}
+                    for b in message.blocks if isinstance(b, ThinkingBlock) and b.signature]
+        if thinking and message.role == "assistant":
+            converted[0]["thinking_blocks"] = thinking
+        messages.extend(converted)
+    return messages
+
+
+def _signatures(chunk: Any) -> list[str]:
+    """Thinking signatures litellm carries in ``thinking_blocks`` (Anthropic)."""
+    try:
+        delta = chunk.choices[0].delta
+    except (AttributeError, IndexError):
+        return []
+    blocks = getattr(delta, "thinking_blocks", None) or []
+    found = []
+    for block in blocks:
+        signature = block.get("signature") if isinstance(block, dict) else None
+        if signature:
+            found.append(signature)
+    return found
+
+
+def map_exception(exc: Exception, model: str) -> ProviderError:
+    """A litellm (or transport) exception as one of our errors."""
+    name = type(exc).__name__
+    message = _clean_message(str(exc))
+    status = getattr(exc, "status_code", None)
+    headers = getattr(exc, "litellm_response_headers", None)
+    retry_after = retry_after_seconds(dict(headers) if headers else None)
+    if name == "ContextWindowExceededError" or is_context_message(message):
+        return ContextTooLong(f"context too long for {model}: {message}", status=400)
+    if name == "MidStreamFallbackError":
+        return StreamCut(f"the stream from {model} broke midway: {message}")
+    if "LLM Provider NOT provided" in message or name == "NotFoundError":
+        return ModelNotFound(f"unknown model '{model}': {message}", status=status)
+    if name in ("APIConnectionError", "Timeout", "APITimeoutError") and status in (None, 500):
+        return ProviderUnavailable(f"cannot reach the provider for {model}: {message}")
+    if isinstance(status, int):
+        return error_for_status(status, message, retry_after, provider=model)
+    return ProviderUnavailable(f"{model}: {name}: {message}")
+
+
+def _clean_message(text: str) -> str:
+    """litellm messages repeat the class name and span lines: keep one line."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    for prefix in ("litellm.", "litellm "):
+        if first.startswith(prefix):
+            first = first.split(": ", 1)[-1]
+    return first[:500]

@@ -1,0 +1,205 @@
+"""OpenAI Chat Completions wire format: request bodies and the streamed reply.
+
+Pure functions and a stateful parser; no I/O. Tool calls are assembled by
+``index`` (fragments of parallel calls interleave); a call is ready as soon as
+its arguments parse as a complete JSON object, the rest at the end of the stream.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from swebash_py.engine.messages import (
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from swebash_py.errors import StreamCut
+from swebash_py.events import (
+    Finish,
+    ProviderEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStart,
+    UsageReport,
+)
+from swebash_py.provider.base import ChatRequest, ToolSpec
+
+FINISH_REASONS = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
+                  "length": "length"}
+
+
+# ---------------------------------------------------------------- request
+
+
+def build_request(request: ChatRequest, model: str) -> dict[str, Any]:
+    """The JSON body of a streaming ``/chat/completions`` request."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        messages.extend(convert_message(message))
+    body: dict[str, Any] = {"model": model, "messages": messages, "stream": True,
+                            "stream_options": {"include_usage": True}}
+    if request.tools:
+        body["tools"] = [tool_spec(t) for t in request.tools]
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        body["max_tokens"] = request.max_tokens
+    return body
+
+
+def tool_spec(tool: ToolSpec) -> dict[str, Any]:
+    return {"type": "function", "function": {
+        "name": tool.name, "description": tool.description, "parameters": tool.parameters}}
+
+
+def convert_message(message: Message) -> list[dict[str, Any]]:
+    """One of our messages as OpenAI messages (tool results become ``tool`` messages)."""
+    if message.role == "assistant":
+        return [_assistant(message)]
+    out: list[dict[str, Any]] = [_tool_message(b) for b in message.tool_results()]
+    text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
+    if text or not out:
+        out.append({"role": "user", "content": text})
+    return out
+
+
+def _assistant(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+    calls = [b for b in message.blocks if isinstance(b, ToolUseBlock)]
+    if calls:
+        out["tool_calls"] = [{"id": c.id, "type": "function", "function": {
+            "name": c.name, "arguments": c.arguments or "{}"}} for c in calls]
+    elif out["content"] is None:
+        out["content"] = ""
+    return out
+
+
+def _tool_message(block: ToolResultBlock) -> dict[str, Any]:
+    content = block.content
+    if block.is_error and not content.startswith("Error:"):
+        content = f"Error: {content}"
+    return {"role": "tool", "tool_call_id": block.call_id, "content": content}
+
+
+# ---------------------------------------------------------------- reply
+
+
+@dataclass
+class _Call:
+    id: str
+    name: str
+    arguments: str = ""
+    ready: bool = False
+
+
+def complete_object(text: str) -> bool:
+    """Whether ``text`` is a complete JSON object (nothing valid can extend it)."""
+    stripped = text.strip()
+    if not stripped.endswith("}") or not stripped.startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(stripped), dict)
+    except ValueError:
+        return False
+
+
+class OpenAIParser:
+    """Turns ``chat.completion.chunk`` SSE data into provider events."""
+
+    def __init__(self) -> None:
+        self.calls: dict[int, _Call] = {}
+        self.finish: str | None = None
+        self.usage: UsageReport | None = None
+        self.done = False
+
+    def feed(self, event: str, data: str) -> list[ProviderEvent]:
+        if data == "[DONE]":
+            self.done = True
+            return self._close()
+        chunk = json.loads(data)
+        if "error" in chunk:
+            raise StreamCut(f"provider error mid-stream: {_error_text(chunk['error'])}")
+        if chunk.get("usage"):
+            self.usage = _usage(chunk["usage"])
+        out: list[ProviderEvent] = []
+        for choice in chunk.get("choices") or ():
+            delta = choice.get("delta") or {}
+            thinking = delta.get("reasoning_content") or delta.get("reasoning")
+            if thinking:
+                out.append(ThinkingDelta(thinking))
+            if delta.get("content"):
+                out.append(TextDelta(delta["content"]))
+            if delta.get("tool_calls"):
+                self._tool_deltas(delta["tool_calls"], out)
+            if choice.get("finish_reason"):
+                reason = choice["finish_reason"]
+                self.finish = FINISH_REASONS.get(reason, reason)
+        return out
+
+    def end(self) -> list[ProviderEvent]:
+        """The body ended without ``[DONE]``: fine after a finish reason, else cut."""
+        if self.done:
+            return []
+        if self.finish is None:
+            raise StreamCut("the stream ended before the model finished")
+        self.done = True
+        return self._close()
+
+    def _tool_deltas(self, deltas: list[dict[str, Any]], out: list[ProviderEvent]) -> None:
+        for tc in deltas:
+            index = self._index_of(tc)
+            fn = tc.get("function") or {}
+            call = self.calls.get(index)
+            if call is None:
+                call = self.calls[index] = _Call(tc.get("id") or f"call_{index}",
+                                                 fn.get("name") or "")
+                out.append(ToolCallStart(index, call.id, call.name))
+            fragment = fn.get("arguments")
+            if fragment:
+                call.arguments += fragment
+                out.append(ToolCallDelta(index, fragment))
+                if not call.ready and complete_object(call.arguments):
+                    call.ready = True
+                    out.append(ToolCallReady(index, call.id, call.name, call.arguments))
+
+    def _index_of(self, tc: dict[str, Any]) -> int:
+        """The call a delta belongs to; some servers omit ``index`` (then: by id)."""
+        if isinstance(tc.get("index"), int):
+            return int(tc["index"])
+        ids = {call.id: i for i, call in self.calls.items()}
+        if tc.get("id"):
+            return ids.get(tc["id"], len(self.calls))
+        return max(self.calls, default=0)
+
+    def _close(self) -> list[ProviderEvent]:
+        out: list[ProviderEvent] = []
+        for index in sorted(self.calls):
+            call = self.calls[index]
+            if not call.ready:
+                call.ready = True
+                out.append(ToolCallReady(index, call.id, call.name, call.arguments or "{}"))
+        if self.usage is not None:
+            out.append(self.usage)
+        out.append(Finish(self.finish or ("tool_calls" if self.calls else "stop")))
+        return out
+
+
+def _usage(usage: dict[str, Any]) -> UsageReport:
+    details = usage.get("prompt_tokens_details") or {}
+    return UsageReport(input_tokens=usage.get("prompt_tokens") or 0,
+                       output_tokens=usage.get("completion_tokens") or 0,
+                       cache_read_tokens=details.get("cached_tokens") or 0)
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error)

@@ -1,0 +1,33 @@
+"""Terminal rendering of the turn event stream (the only package that imports rich)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from swebash_py.render.console import Renderer
+from swebash_py.render.jsonl import JsonRenderer
+from swebash_py.render.plain import PlainRenderer
+from swebash_py.render.sanitize import neutralize
+
+__all__ = ["JsonRenderer", "PlainRenderer", "Renderer", "make_renderer", "neutralize"]
+
+
+def make_renderer(
+    console: Console | None = None, *, plain: bool | None = None, **options: Any
+) -> Renderer | PlainRenderer:
+    """A ``Renderer`` for a colour terminal, else a ``PlainRenderer``.
+
+    ``plain=None`` decides from the console: not a terminal, ``NO_COLOR`` set, or
+    ``TERM=dumb`` mean plain. ``options`` go to the chosen class (``show_usage``,
+    ``thinking``, ``status``, ...); options one class does not know are dropped.
+    """
+    console = console or Console()
+    if plain is None:
+        plain = not console.is_terminal or console.no_color or console.is_dumb_terminal
+    if plain:
+        known = {"status", "show_usage", "result_lines"}
+        return PlainRenderer(console, **{k: v for k, v in options.items() if k in known})
+    options.pop("status", None)
+    return Renderer(console, **options)

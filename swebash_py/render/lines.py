@@ -1,0 +1,58 @@
+"""One-line renderables shared by the terminal and plain renderers."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from swebash_py.events import UsageEvent
+from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.render.tools_view import ToolState
+
+_THINK_STYLE = "dim italic"
+_STOP_NOTES = {
+    "length": "(the answer was cut off: the model hit its output token limit)",
+    "max_iterations": "(stopped: too many tool rounds in one turn)",
+}
+
+
+def thinking_line(text: str, seconds: float | None, *, full: bool) -> Text:
+    """Live: ``thinking… <latest words>``; final: ``✻ thought for 2.3s · <first words>``."""
+    flat = " ".join(neutralize(text).split())
+    if seconds is None:
+        tail = flat[-70:]
+        return Text(f"thinking… {tail}", style=_THINK_STYLE, no_wrap=True, overflow="ellipsis")
+    head = f"✻ thought for {seconds:.1f}s"
+    if full:
+        return Text(f"{head}\n{neutralize(text).strip()}", style=_THINK_STYLE)
+    summary = one_line(flat, 70)
+    line = f"{head} · {summary}" if summary else head
+    return Text(line, style=_THINK_STYLE, no_wrap=True, overflow="ellipsis")
+
+
+def notice_line(message: str) -> Text:
+    return Text(one_line(message, 500), style="dim")
+
+
+def error_line(message: str) -> Text:
+    return Text("Error: " + one_line(message, 500), style="red")
+
+
+def usage_line(event: UsageEvent) -> Text:
+    parts = [f"{event.input_tokens} in", f"{event.output_tokens} out"]
+    if event.cache_read_tokens:
+        parts.append(f"{event.cache_read_tokens} cached")
+    if event.cost is not None:
+        parts.append(f"${event.cost:.4f}")
+    return Text("tokens: " + ", ".join(parts), style="dim")
+
+
+def cancelled_line(state: ToolState, now: float) -> Text:
+    line = Text("✗ ", style="red")
+    line.append_text(state.title(now))
+    line.append("  cancelled", style="red")
+    return line
+
+
+def stop_reason_line(reason: str) -> Text | None:
+    note = _STOP_NOTES.get(reason)
+    return Text(note, style="dim") if note else None

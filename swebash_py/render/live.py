@@ -1,0 +1,147 @@
+"""One transient live region at the bottom of the screen, refreshed sparingly.
+
+Everything printed through ``LiveArea.print`` lands above the region in normal
+scrollback; the region itself (a markdown preview, spinners) is erased when it
+stops. Refreshes are throttled to ``max_fps``; a small ticker thread animates
+spinners and shows a preview the throttle held back. All drawing happens under
+the owner's lock (always taken before rich's own locks, so no deadlock).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.live import Live
+from rich.segment import Segment
+
+
+class _View:
+    """Calls the owner for the current renderables; keeps only the last screenful."""
+
+    def __init__(self, parts: Callable[[], list[RenderableType]]) -> None:
+        self._parts = parts
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        parts = self._parts()
+        if not parts:
+            return
+        lines = console.render_lines(Group(*parts), options, pad=False)
+        keep = max(1, (options.height or console.height) - 1)
+        new_line = Segment.line()
+        for line in lines[-keep:]:
+            yield from line
+            yield new_line
+
+
+class LiveArea:
+    """A rich ``Live`` started on demand, throttled, suspendable."""
+
+    def __init__(
+        self,
+        console: Console,
+        parts: Callable[[], list[RenderableType]],
+        lock: threading.RLock,
+        clock: Callable[[], float],
+        *,
+        max_fps: float = 20.0,
+        tick: float | None = 0.1,
+    ) -> None:
+        self._console = console
+        self._lock = lock
+        self._clock = clock
+        self._interval = 1.0 / max_fps
+        self._tick = tick
+        self._live: Live | None = None
+        self._view = _View(parts)
+        self._last = float("-inf")
+        self._dirty = False
+        self._suspended = 0
+        self._stop_tick = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    @property
+    def active(self) -> bool:
+        return self._live is not None
+
+    def print(self, *objects: Any) -> None:
+        """Print above the live region (or plainly when it is not running)."""
+        self._console.print(*objects)
+
+    def update(self, *, force: bool = False) -> None:
+        """Note new content; redraw now if forced or the throttle allows."""
+        if self._suspended:
+            return
+        if self._live is None:
+            self._start()
+        now = self._clock()
+        if force or now - self._last >= self._interval:
+            self._refresh(now)
+        else:
+            self._dirty = True
+
+    def stop(self) -> None:
+        """Erase the region and stop drawing until the next ``update``."""
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+        self._stop_ticker()
+
+    @contextmanager
+    def suspend(self) -> Iterator[None]:
+        """Hide the region (e.g. while asking an approval question)."""
+        with self._lock:
+            was_active = self._live is not None
+            self.stop()
+            self._suspended += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._suspended -= 1
+                if was_active and not self._suspended:
+                    self.update(force=True)
+
+    # ------------------------------------------------------------ internals
+
+    def _start(self) -> None:
+        self._live = Live(
+            self._view,
+            console=self._console,
+            auto_refresh=False,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            vertical_overflow="visible",
+        )
+        self._live.start()
+        if self._tick and self._ticker is None:
+            self._stop_tick = threading.Event()
+            self._ticker = threading.Thread(target=self._run_ticker, daemon=True)
+            self._ticker.start()
+
+    def _refresh(self, now: float) -> None:
+        if self._live is not None:
+            self._live.refresh()
+        self._last = now
+        self._dirty = False
+
+    def _run_ticker(self) -> None:
+        stop = self._stop_tick
+        assert self._tick is not None
+        while not stop.wait(self._tick):
+            with self._lock:
+                if stop.is_set() or self._live is None:
+                    return
+                now = self._clock()
+                if now - self._last >= self._interval:
+                    self._refresh(now)
+
+    def _stop_ticker(self) -> None:
+        # Not joined: the ticker may be waiting for the lock our caller holds; it
+        # sees the event (or ``_live is None``) and exits without drawing.
+        self._ticker = None
+        self._stop_tick.set()

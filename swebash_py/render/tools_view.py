@@ -1,0 +1,148 @@
+"""Tool calls on screen: live spinners with an output tail, then a compact result."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.spinner import Spinner
+from rich.text import Text
+
+from swebash_py.events import ApprovalEvent
+from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
+from swebash_py.render.sanitize import neutralize, one_line
+
+_ARG_KEYS = ("command", "cmd", "path", "file_path", "pattern", "query", "url", "name")
+TAIL_LINES = 5
+_PARTIAL_CAP = 2000
+
+
+def short_args(tool: str, args: dict[str, Any] | None, limit: int = 60) -> str:
+    """A one-line summary of a call's arguments: ``ls -la``, ``src/app.py``."""
+    if not args:
+        return ""
+    for key in _ARG_KEYS:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return one_line(value, limit)
+    for value in args.values():
+        if isinstance(value, str) and value:
+            return one_line(value, limit)
+    return one_line(json.dumps(args, ensure_ascii=False, default=str), limit)
+
+
+def _elapsed(seconds: float) -> str:
+    return f"{seconds:.1f}s" if seconds < 60 else f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+
+
+@dataclass
+class ToolState:
+    """One tool call from the model's first fragment until its result is shown."""
+
+    call_id: str
+    tool: str
+    started: float
+    args: str = ""
+    status: str = "preparing"  # preparing, queued, running, done
+    ran_from: float | None = None
+    ended: float | None = None
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
+    partial: str = ""
+
+    def add_output(self, chunk: str) -> None:
+        text = self.partial + neutralize(chunk)
+        *complete, self.partial = text.split("\n")
+        self.tail.extend(line for line in complete[-TAIL_LINES:])
+        self.partial = self.partial[-_PARTIAL_CAP:]
+
+    def elapsed(self, now: float) -> float:
+        begin = self.ran_from if self.ran_from is not None else self.started
+        return max(0.0, (self.ended if self.ended is not None else now) - begin)
+
+    def title(self, now: float, *, timer: bool = True) -> Text:
+        text = Text()
+        text.append(self.tool, style="bold")
+        if self.args:
+            text.append("  " + self.args)
+        if timer and self.status != "preparing":
+            text.append(f"  {_elapsed(self.elapsed(now))}", style="dim")
+        if self.status == "queued":
+            text.append("  queued", style="dim")
+        return text
+
+
+class ToolsView:
+    """Live renderable: one spinner per unfinished tool, each with its output tail."""
+
+    def __init__(self, tools: dict[str, ToolState], clock: Callable[[], float]) -> None:
+        self._tools = tools
+        self._clock = clock
+        self._spinners: dict[str, Spinner] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._tools)
+
+    def forget(self, call_id: str) -> None:
+        self._spinners.pop(call_id, None)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        now = self._clock()
+        parts: list[RenderableType] = []
+        for state in self._tools.values():
+            spinner = self._spinners.setdefault(state.call_id, Spinner("dots", style="cyan"))
+            spinner.update(text=state.title(now))
+            parts.append(spinner)
+            lines = [*state.tail, state.partial] if state.partial else list(state.tail)
+            for line in lines[-TAIL_LINES:]:
+                parts.append(Text("  │ " + line, style="dim", no_wrap=True, overflow="ellipsis"))
+        yield Group(*parts)
+
+
+def result_view(
+    state: ToolState,
+    content: str,
+    *,
+    is_error: bool,
+    display: str | None,
+    now: float,
+    max_lines: int = 8,
+) -> Text:
+    """What stays in scrollback once a tool finished."""
+    title = state.title(now)
+    if is_error:
+        line = Text(style="red")
+        line.append("✗ ", style="bold")
+        line.append_text(title)
+        message = one_line(content, 200) or "failed"
+        line.append("  " + message, style="red")
+        return line
+    out = Text()
+    out.append("✓ ", style="bold green")
+    out.append_text(title)
+    body = display if display is not None else content
+    if looks_like_diff(body):
+        shown = render_diff(body or "")
+    else:
+        shown = render_lines(body or "", max_lines=max_lines)
+    if shown:
+        out.append("\n")
+        out.append_text(shown)
+    return out
+
+
+def approval_line(event: ApprovalEvent, args: str = "") -> Text | None:
+    """``✓ allowed by rule run_command(git status)`` / ``✗ denied: reason``; None when routine."""
+    call = f"{event.tool}({args})" if args else event.tool
+    if event.decision == "allow":
+        if event.by == "mode":
+            return None
+        by = "you" if event.by == "user" else event.by
+        return Text(f"✓ allowed by {by} {call}", style="green")
+    line = Text(f"✗ denied {call}", style="red")
+    if event.reason:
+        line.append(": " + one_line(event.reason, 160))
+    return line

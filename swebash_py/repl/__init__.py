@@ -1,0 +1,1 @@
+"""The interactive shell: prompt-toolkit input, slash commands, `!` commands."""

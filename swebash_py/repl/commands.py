@@ -1,0 +1,132 @@
+"""Slash commands. Each is a method ``cmd_NAME(arg)``; ``COMMANDS`` is /help."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from swebash_py.config import APPROVAL_MODES
+
+if TYPE_CHECKING:
+    from swebash_py.repl.session import Repl
+
+COMMANDS = {
+    "/help": "this help",
+    "/exit": "leave (also Ctrl-D)",
+    "/clear": "start a new session (the old one stays stored)",
+    "/model": "show or set the model: /model anthropic/claude-sonnet-4-5",
+    "/approval": "show or set the approval mode: strict, ask, auto-edit, yolo",
+    "/tools": "the tools and whether each asks first",
+    "/sessions": "recent sessions",
+    "/resume": "continue a stored session: /resume ID",
+    "/compact": "summarise the conversation so far to free the context window",
+    "/cost": "tokens and cost of this session",
+}
+
+HELP_FOOTER = """\
+!command     run a shell command yourself; its output is attached to your next question
+Esc Enter    new line (multi-line input; pasted text keeps its lines)
+Ctrl-C       cancel the running answer or tool; on an empty prompt it does nothing
+Tab          complete /commands and file paths
+"""
+
+EXIT = object()
+
+
+class SlashCommands:
+    def __init__(self, repl: Repl) -> None:
+        self.repl = repl
+
+    async def handle(self, line: str) -> object:
+        name, _, arg = line.strip().partition(" ")
+        if name in ("/exit", "/quit"):
+            return EXIT
+        method = getattr(self, "cmd_" + name[1:].replace("-", "_"), None)
+        if name not in COMMANDS or method is None:
+            self.repl.say(f"unknown command {name}; /help lists them", "red")
+            return None
+        await method(arg.strip())
+        return None
+
+    async def cmd_help(self, _arg: str) -> None:
+        table = Table.grid(padding=(0, 2))
+        for name, text in COMMANDS.items():
+            table.add_row(Text(name, style="bold"), text)
+        self.repl.console.print(table)
+        self.repl.console.print(Text(HELP_FOOTER, style="dim"))
+
+    async def cmd_clear(self, _arg: str) -> None:
+        self.repl.new_session()
+        self.repl.say("new session", "dim")
+
+    async def cmd_model(self, arg: str) -> None:
+        agent = self.repl.agent
+        if arg:
+            agent.options.model = arg
+            self.repl.recorder.model = arg
+        route = self.repl.runtime.client.route_for(agent.options.model, agent.options.api_base)
+        self.repl.say(f"model: {agent.options.model} ({route.describe()})")
+        if route.backend == "litellm":
+            self.repl.preload_litellm()
+
+    async def cmd_approval(self, arg: str) -> None:
+        approver = self.repl.approver
+        if arg:
+            if arg not in APPROVAL_MODES:
+                self.repl.say(f"unknown mode {arg}: use {', '.join(APPROVAL_MODES)}", "red")
+                return
+            approver.mode = arg
+        self.repl.say(f"approval: {approver.mode}")
+
+    async def cmd_tools(self, _arg: str) -> None:
+        from swebash_py.commands.tools_cmd import confirmation
+
+        for name in self.repl.runtime.registry.names():
+            tool = self.repl.runtime.registry.get(name)
+            asks = confirmation(name, tool.read_only, self.repl.approver.mode)
+            self.repl.console.print(Text.assemble((f"{name:<15}", "bold"), f" asks: {asks}"))
+
+    async def cmd_sessions(self, _arg: str) -> None:
+        from swebash_py.commands.sessions_cmd import age
+
+        current = self.repl.recorder.session_id
+        for info in self.repl.store.list_sessions(15):
+            mark = "*" if info.id == current else " "
+            self.repl.console.print(Text(
+                f"{mark} {info.id}  {age(info.updated):>9}  {info.turns:>3} turns  "
+                f"{(info.title or '')[:50]}"))
+
+    async def cmd_resume(self, arg: str) -> None:
+        if not arg:
+            self.repl.say("usage: /resume ID (see /sessions)", "red")
+            return
+        info = self.repl.store.get_session(arg)
+        if info is None:
+            self.repl.say(f"no session '{arg}'", "red")
+            return
+        self.repl.resume(info.id)
+        self.repl.say(f"resumed {info.id}: {info.title or ''} "
+                      f"({len(self.repl.agent.history)} messages)", "dim")
+
+    async def cmd_compact(self, _arg: str) -> None:
+        agent = self.repl.agent
+        if not agent.history:
+            self.repl.say("nothing to compact yet", "dim")
+            return
+        fitter = self.repl.fitter
+        tools = self.repl.runtime.registry.specs()
+        messages, note = await fitter.compact(agent.options.system, agent.history, tools)
+        agent.history[:] = messages
+        self.repl.say(note or "compacted", "dim")
+
+    async def cmd_cost(self, _arg: str) -> None:
+        session_id = self.repl.recorder.session_id
+        if session_id is None:
+            self.repl.say("no tokens used yet", "dim")
+            return
+        usage = self.repl.store.session_usage(session_id)
+        cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
+        self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
+                      f"{usage.output_tokens:,} out, cost {cost}")

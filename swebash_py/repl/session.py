@@ -1,0 +1,210 @@
+"""The REPL loop: read a line, run it (slash command, `!command` or a turn).
+
+Each turn runs as a task; Ctrl-C (SIGINT) cancels it and returns to the
+prompt. Approval questions go through prompt-toolkit too, with the
+renderer's live regions suspended, so they never collide with output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.enums import EditingMode
+from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from rich.console import Console
+from rich.text import Text
+
+from swebash_py.agent.approval import PendingCall, Verdict
+from swebash_py.agent.permission import Answer, parse_answer
+from swebash_py.config import Settings
+from swebash_py.events import ErrorEvent
+from swebash_py.invocation import Invocation
+from swebash_py.paths import data_dir
+from swebash_py.render import make_renderer
+from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
+from swebash_py.repl.completion import ReplCompleter
+from swebash_py.repl.shell import as_context, run_shell
+from swebash_py.session_wiring import open_session
+from swebash_py.ui.question import PROMPT, question_renderable
+
+CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
+
+
+def run_repl(settings: Settings, invocation: Invocation) -> int:
+    return asyncio.run(Repl(settings, invocation).run())
+
+
+def _key_bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+class Repl:
+    def __init__(self, settings: Settings, invocation: Invocation) -> None:
+        self.settings = settings
+        self.invocation = invocation
+        self.console = Console()
+        self.renderer: Any = make_renderer(self.console)
+        history_dir = data_dir()
+        history_dir.mkdir(parents=True, exist_ok=True)
+        self.prompt: PromptSession[str] = PromptSession(
+            history=FileHistory(str(history_dir / "repl_history")),
+            completer=ReplCompleter(COMMANDS), complete_while_typing=False,
+            key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
+            editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
+        self.question_prompt: PromptSession[str] = PromptSession()
+        self.session = open_session(settings, invocation, asker=self._ask, use_tty=False,
+                                    on_notice=lambda note: self.say(note, "dim"))
+        self.commands = SlashCommands(self)
+        self.pending_context: list[str] = []
+        self._turn_task: asyncio.Task[None] | None = None
+
+    # -- shortcuts used by the slash commands ---------------------------------
+
+    @property
+    def runtime(self) -> Any:
+        return self.session.runtime
+
+    @property
+    def agent(self) -> Any:
+        return self.session.runtime.agent
+
+    @property
+    def approver(self) -> Any:
+        return self.agent.approver
+
+    @property
+    def store(self) -> Any:
+        return self.session.store
+
+    @property
+    def recorder(self) -> Any:
+        return self.session.recorder
+
+    @property
+    def fitter(self) -> Any:
+        return self.agent._fitter
+
+    def say(self, message: str, style: str = "") -> None:
+        self.console.print(Text(message, style=style))
+
+    def new_session(self) -> None:
+        self.agent.history.clear()
+        self.recorder.session_id = None
+        self.agent.options.session_id = None
+
+    def resume(self, session_id: str) -> None:
+        self.agent.history[:] = self.store.load_messages(session_id)
+        self.recorder.session_id = session_id
+        self.agent.options.session_id = session_id
+
+    def preload_litellm(self) -> None:
+        from swebash_py.provider.litellm_backend import preload
+
+        preload()
+
+    # -- the loop ---------------------------------------------------------------
+
+    async def run(self) -> int:
+        route = self.runtime.client.route_for(self.agent.options.model,
+                                              self.agent.options.api_base)
+        if route.backend == "litellm":
+            self.preload_litellm()
+        self.say(f"swebash · {self.agent.options.model} · /help for commands", "dim")
+        try:
+            while True:
+                try:
+                    line = await self.prompt.prompt_async(self._prompt_text())
+                except KeyboardInterrupt:
+                    self.say(CTRL_C_HINT, "dim")
+                    continue
+                except EOFError:
+                    break
+                if await self._dispatch(line.strip()) is EXIT:
+                    break
+        finally:
+            self.session.close()
+        return 0
+
+    async def _dispatch(self, line: str) -> object:
+        if not line:
+            return None
+        if line.startswith("/"):
+            return await self.commands.handle(line)
+        if line.startswith("!"):
+            await self._guarded(self._shell(line[1:].strip()))
+            return None
+        await self._guarded(self._turn(line))
+        return None
+
+    async def _guarded(self, work: Any) -> None:
+        """Run ``work`` as a task that Ctrl-C cancels."""
+        loop = asyncio.get_running_loop()
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        self._turn_task = task
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        try:
+            await task
+        except asyncio.CancelledError:
+            self.renderer.close()
+            self.say("cancelled", "yellow")
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            self._turn_task = None
+
+    async def _turn(self, text: str) -> None:
+        if self.pending_context:
+            text = "\n\n".join([*self.pending_context, text])
+            self.pending_context.clear()
+        self.renderer = make_renderer(self.console)
+        try:
+            async for event in self.agent.run_turn(text):
+                if isinstance(event, ErrorEvent):
+                    self.renderer.close()
+                    self.say(f"Error: {event.message}", "bold red")
+                    continue
+                self.renderer.handle(event)
+        finally:
+            self.renderer.close()
+
+    async def _shell(self, command: str) -> None:
+        if not command:
+            return
+        code, output = await run_shell(command, self.settings.workspace)
+        self.console.out(output.rstrip("\n"), highlight=False)
+        if code:
+            self.say(f"exit code {code}", "yellow")
+        self.pending_context.append(as_context(command, code, output))
+        self.say("(output attached to your next question)", "dim")
+
+    async def _ask(self, pending: PendingCall, verdict: Verdict, rule: list[str] | None) -> Answer:
+        with self.renderer.suspend():
+            self.console.print(question_renderable(pending, verdict, rule))
+            try:
+                line = await self.question_prompt.prompt_async(PROMPT)
+            except (KeyboardInterrupt, EOFError):
+                if self._turn_task is not None:
+                    self._turn_task.cancel()
+                return Answer("no")
+        return parse_answer(line)
+
+    def _prompt_text(self) -> str:
+        return "swebash> "
+
+    def _toolbar(self) -> HTML:
+        agent = self.agent
+        session = self.recorder.session_id or "new"
+        fraction = self.fitter.usage_fraction() if self.fitter else None
+        context = f" · context {fraction:.0%}" if fraction is not None else ""
+        return HTML(f" {agent.options.model} · session {session}{context}"
+                    f" · approval {self.approver.mode} ")

@@ -1,0 +1,92 @@
+"""What ``ai`` does once its arguments are parsed: one-shot answers and the REPL."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any, Protocol, TextIO
+
+from swebash_py.config import Settings, load_settings
+from swebash_py.errors import UsageError
+from swebash_py.events import ErrorEvent, Notice, TurnComplete, TurnEvent
+from swebash_py.invocation import Invocation
+from swebash_py.stdin_context import compose_question, read_piped
+
+EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
+
+
+def execute(invocation: Invocation) -> int:
+    """Run what the invocation asks for; returns the exit code."""
+    settings = load_settings(invocation.setting_flags())
+    piped = read_piped()
+    question = compose_question(invocation.question, piped)
+    if not question:
+        if sys.stdin.isatty() and not invocation.json_output:
+            from swebash_py.repl.session import run_repl
+
+            return run_repl(settings, invocation)
+        raise UsageError("nothing to ask: give a question, or pipe some input")
+    notes = [note] if piped and (note := piped.note()) else []
+    return asyncio.run(run_oneshot(settings, invocation, question, notes))
+
+
+async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
+                      notes: list[str]) -> int:
+    """Answer one question, streaming; returns the exit code."""
+    from swebash_py.session_wiring import open_session
+
+    renderer = _make_renderer(invocation)
+    session = open_session(settings, invocation, renderer_suspend=_suspender(renderer),
+                           on_notice=_note_line)
+    code = 1
+    try:
+        for note in notes:
+            renderer.handle(Notice(note))
+        async for event in session.runtime.agent.run_turn(question):
+            _show(renderer, event, invocation.json_output)
+            if isinstance(event, TurnComplete):
+                code = EXIT_BY_STOP.get(event.stop_reason, 1)
+    finally:
+        renderer.close()
+        session.close()
+    return code
+
+
+def _make_renderer(invocation: Invocation) -> Renderer:
+    if invocation.json_output:
+        from swebash_py.render.jsonl import JsonRenderer
+
+        return JsonRenderer(sys.stdout)
+    from swebash_py.render import make_renderer
+
+    return make_renderer()
+
+
+def _show(renderer: Renderer, event: TurnEvent, json_output: bool) -> None:
+    """Send an event to the renderer; in text mode errors go to stderr."""
+    if isinstance(event, ErrorEvent) and not json_output:
+        _error_line(sys.stderr, event.message)
+        return
+    renderer.handle(event)
+
+
+def _error_line(stream: TextIO, message: str) -> None:
+    stream.write(f"ai: {message}\n")
+    stream.flush()
+
+
+def _note_line(message: str) -> None:
+    """A progress note (a retry, a hook warning): stderr, not prefixed like errors."""
+    sys.stderr.write(f"  {message}\n")
+    sys.stderr.flush()
+
+
+def _suspender(renderer: Renderer) -> object:
+    return getattr(renderer, "suspend", None)
+
+
+class Renderer(Protocol):
+    """What a consumer of turn events offers."""
+
+    def handle(self, event: Any) -> None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,106 @@
+"""Plain records read from the store, and the block <-> row mapping."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from swebash_py.engine.messages import (
+    Block,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from swebash_py.engine.secrets import redact
+
+TITLE_CHARS = 60
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str | None
+    created: float  # unix seconds
+    updated: float
+    model: str | None
+    cwd: str | None
+    turns: int = 0
+
+
+@dataclass(frozen=True)
+class SessionUsage:
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = 0.0  # None: some turn used a model whose price is unknown
+
+
+@dataclass(frozen=True)
+class BlockRecord:
+    type: str  # thinking | text | tool_use | tool_result
+    text: str
+    data: dict[str, Any] | None
+    created: float
+
+    def to_block(self) -> Block:
+        return row_to_block(self.type, self.text, self.data)
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    id: int
+    seq: int
+    user_text: str
+    created: float
+    completed: float | None
+    stop_reason: str | None
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    blocks: list[BlockRecord] = field(default_factory=list)
+
+
+def make_title(text: str) -> str | None:
+    """The first non-empty line, cut to about 60 characters."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if not line:
+        return None
+    line = " ".join(line.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def block_to_row(block: Block) -> tuple[str, str, str | None]:
+    """(block_type, text, json) with secrets redacted from the text."""
+    if isinstance(block, TextBlock):
+        return "text", redact(block.text), None
+    if isinstance(block, ThinkingBlock):
+        return "thinking", redact(block.text), json.dumps({"signature": block.signature})
+    if isinstance(block, ToolUseBlock):
+        meta = {"id": block.id, "name": block.name}
+        return "tool_use", redact(block.arguments), json.dumps(meta)
+    meta2 = {"call_id": block.call_id, "name": block.name, "is_error": block.is_error}
+    return "tool_result", redact(block.content), json.dumps(meta2)
+
+
+def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Block:
+    data = data or {}
+    if block_type == "thinking":
+        return ThinkingBlock(text, data.get("signature"))
+    if block_type == "tool_use":
+        return ToolUseBlock(str(data.get("id", "")), str(data.get("name", "")), text)
+    if block_type == "tool_result":
+        return ToolResultBlock(str(data.get("call_id", "")), str(data.get("name", "")), text,
+                               bool(data.get("is_error", False)))
+    return TextBlock(text)
+
+
+def parse_json(raw: str | None) -> dict[str, Any] | None:
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

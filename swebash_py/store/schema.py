@@ -1,0 +1,118 @@
+"""The sessions database: connection settings and migrations.
+
+Migrations are an ordered list of SQL scripts; ``PRAGMA user_version`` records
+how many have run. Each runs in its own ``BEGIN IMMEDIATE`` transaction that
+re-reads the version first, so two processes opening a fresh database at once
+apply each script exactly once.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+BUSY_TIMEOUT_S = 5.0
+
+# v1: the basic "TurnBlock" schema.
+V1 = """
+CREATE TABLE sessions (
+    id       TEXT PRIMARY KEY,
+    title    TEXT,
+    created  REAL NOT NULL,
+    updated  REAL NOT NULL,
+    model    TEXT,
+    cwd      TEXT
+);
+CREATE TABLE turns (
+    id          INTEGER PRIMARY KEY,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    user_text   TEXT NOT NULL DEFAULT '',
+    created     REAL NOT NULL,
+    completed   REAL,
+    stop_reason TEXT,
+    UNIQUE (session_id, seq)
+);
+CREATE TABLE turn_blocks (
+    id         INTEGER PRIMARY KEY,
+    turn_id    INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    seq        INTEGER NOT NULL,
+    block_type TEXT NOT NULL
+               CHECK (block_type IN ('thinking', 'text', 'tool_use', 'tool_result')),
+    text       TEXT NOT NULL DEFAULT '',
+    json       TEXT,
+    created    REAL NOT NULL,
+    UNIQUE (turn_id, seq)
+);
+"""
+
+# v2: usage and cost per turn; an index for "newest sessions first".
+V2 = """
+ALTER TABLE turns ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN cost REAL;
+CREATE INDEX sessions_updated ON sessions(updated DESC);
+CREATE INDEX sessions_cwd ON sessions(cwd, updated DESC);
+"""
+
+MIGRATIONS: list[str] = [V1, V2]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) and migrate the database at ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    _enable_wal(conn)
+    # NORMAL is durable against a killed process in WAL mode (only an OS crash
+    # can lose the last commits), and much faster than FULL.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn)
+    return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL; retried, as SQLite skips the busy handler for this change
+    while another process is creating the same database."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
+def version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> None:
+    """Apply the missing migrations up to ``target``, each in its own transaction."""
+    if version(conn) >= target:
+        return
+    for number in range(1, target + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if version(conn) < number:
+                for statement in _statements(MIGRATIONS[number - 1]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements (``executescript`` would commit on its own)."""
+    return [s.strip() for s in script.split(";") if s.strip()]

@@ -1,0 +1,253 @@
+"""``Store``: sessions, turns and their blocks in SQLite.
+
+Every write is one short ``BEGIN IMMEDIATE`` transaction (so several ``ai``
+processes can share the file: WAL mode, a 5 s busy timeout), and each block
+is committed on its own as it completes: ``kill -9`` loses at most the block
+in flight. Text is passed through :func:`redact` before it is written.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from swebash_py.engine.context import repair
+from swebash_py.engine.messages import Block, Message, Role, ToolResultBlock
+from swebash_py.engine.secrets import redact
+from swebash_py.errors import UsageError
+from swebash_py.store import export as exporter
+from swebash_py.store.records import (
+    BlockRecord,
+    SessionInfo,
+    SessionUsage,
+    TurnRecord,
+    block_to_row,
+    make_title,
+    parse_json,
+)
+from swebash_py.store.schema import connect
+
+_PREFIX = re.compile(r"^[0-9A-Za-z_-]+$")
+_SESSION_COLUMNS = (
+    "s.id, s.title, s.created, s.updated, s.model, s.cwd,"
+    " (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)"
+)
+
+
+class AmbiguousSession(UsageError):
+    """A session id prefix matches more than one session."""
+
+
+def default_path() -> Path:
+    from swebash_py.paths import data_dir
+
+    return data_dir() / "sessions.db"
+
+
+class Store:
+    """The sessions database; safe to share between threads of one process."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._conn = connect(self.path)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    # ---------------------------------------------------------------- sessions
+    def create_session(self, model: str | None, cwd: str | None,
+                       title: str | None = None) -> str:
+        """A new session; returns its id (8 hex characters)."""
+        now = time.time()
+        for _ in range(20):
+            sid = secrets.token_hex(4)
+            try:
+                with self._write() as db:
+                    db.execute("INSERT INTO sessions (id, title, created, updated, model, cwd)"
+                               " VALUES (?, ?, ?, ?, ?, ?)",
+                               (sid, title and make_title(title), now, now, model, cwd))
+                return sid
+            except sqlite3.IntegrityError:
+                continue
+        raise RuntimeError("could not allocate a session id")
+
+    def resolve(self, id_or_prefix: str) -> str | None:
+        """The full id for an id or a unique prefix; None when nothing matches."""
+        key = id_or_prefix.strip()
+        if not key or not _PREFIX.match(key):
+            return None
+        rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
+                          (len(key), key))
+        exact = [r for r in rows if r[0] == key]
+        if exact or len(rows) == 1:
+            return str((exact or rows)[0][0])
+        if rows:
+            raise AmbiguousSession(f"session id {key!r} is ambiguous; give more characters")
+        return None
+
+    def get_session(self, id_or_prefix: str) -> SessionInfo | None:
+        sid = self.resolve(id_or_prefix)
+        if sid is None:
+            return None
+        rows = self._read(f"SELECT {_SESSION_COLUMNS} FROM sessions s WHERE s.id = ?", (sid,))
+        return _info(rows[0]) if rows else None
+
+    def list_sessions(self, limit: int = 20) -> list[SessionInfo]:
+        """Newest first (by last activity)."""
+        rows = self._read(f"SELECT {_SESSION_COLUMNS} FROM sessions s"
+                          " ORDER BY s.updated DESC, s.rowid DESC LIMIT ?", (limit,))
+        return [_info(r) for r in rows]
+
+    def latest_session(self, cwd: str | None = None) -> str | None:
+        """The most recently active session (in ``cwd`` when given)."""
+        if cwd is None:
+            rows = self._read("SELECT id FROM sessions ORDER BY updated DESC, rowid DESC LIMIT 1")
+        else:
+            rows = self._read("SELECT id FROM sessions WHERE cwd = ?"
+                              " ORDER BY updated DESC, rowid DESC LIMIT 1", (cwd,))
+        return str(rows[0][0]) if rows else None
+
+    def delete_session(self, id_or_prefix: str) -> bool:
+        sid = self.resolve(id_or_prefix)
+        if sid is None:
+            return False
+        with self._write() as db:
+            return db.execute("DELETE FROM sessions WHERE id = ?", (sid,)).rowcount > 0
+
+    def set_title(self, session_id: str, title: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE sessions SET title = ? WHERE id = ?",
+                       (make_title(redact(title)), session_id))
+
+    def set_model(self, session_id: str, model: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE sessions SET model = ? WHERE id = ?", (model, session_id))
+
+    # ---------------------------------------------------------------- turns
+    def begin_turn(self, session_id: str, user_text: str) -> int:
+        """Record the user's request; returns the turn id for ``add_block``."""
+        now, text = time.time(), redact(user_text)
+        with self._write() as db:
+            row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?",
+                             (session_id,)).fetchone()
+            cur = db.execute("INSERT INTO turns (session_id, seq, user_text, created)"
+                             " VALUES (?, ?, ?, ?)", (session_id, row[0], text, now))
+            db.execute("UPDATE sessions SET updated = ?, title = COALESCE(title, ?)"
+                       " WHERE id = ?", (now, make_title(text), session_id))
+            return int(cur.lastrowid or 0)
+
+    def add_block(self, turn_id: int, block: Block) -> None:
+        """Append one completed block to the turn (one committed write)."""
+        kind, text, meta = block_to_row(block)
+        now = time.time()
+        with self._write() as db:
+            db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)"
+                       " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM turn_blocks"
+                       " WHERE turn_id = ?", (turn_id, kind, text, meta, now, turn_id))
+            db.execute("UPDATE sessions SET updated = ? WHERE id ="
+                       " (SELECT session_id FROM turns WHERE id = ?)", (now, turn_id))
+
+    def finish_turn(self, turn_id: int, stop_reason: str, input_tokens: int = 0,
+                    output_tokens: int = 0, cost: float | None = None) -> None:
+        with self._write() as db:
+            db.execute("UPDATE turns SET completed = ?, stop_reason = ?, input_tokens = ?,"
+                       " output_tokens = ?, cost = ? WHERE id = ?",
+                       (time.time(), stop_reason, input_tokens, output_tokens, cost, turn_id))
+
+    # ---------------------------------------------------------------- reading
+    def turns(self, session_id: str) -> list[TurnRecord]:
+        """The whole transcript: turns in order, each with its blocks in order."""
+        rows = self._read(
+            "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
+            " t.input_tokens, t.output_tokens, t.cost,"
+            " b.block_type, b.text, b.json, b.created"
+            " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
+            " WHERE t.session_id = ? ORDER BY t.seq, b.seq", (session_id,))
+        turns: list[TurnRecord] = []
+        for r in rows:
+            if not turns or turns[-1].id != r[0]:
+                turns.append(TurnRecord(int(r[0]), int(r[1]), str(r[2]), float(r[3]),
+                                        _float(r[4]), _str(r[5]), int(r[6]), int(r[7]),
+                                        _float(r[8])))
+            if r[9] is not None:
+                turns[-1].blocks.append(BlockRecord(str(r[9]), str(r[10]),
+                                                    parse_json(_str(r[11])), float(r[12])))
+        return turns
+
+    def load_messages(self, session_id: str) -> list[Message]:
+        """The provider-neutral history of the session, repaired to be valid."""
+        msgs: list[Message] = []
+        for turn in self.turns(session_id):
+            if turn.user_text:
+                msgs.append(Message.user(turn.user_text))
+            for rec in turn.blocks:
+                block = rec.to_block()
+                role: Role = "user" if isinstance(block, ToolResultBlock) else "assistant"
+                if msgs and msgs[-1].role == role:
+                    msgs[-1].blocks.append(block)
+                else:
+                    msgs.append(Message(role, [block]))
+        return repair(msgs)
+
+    def session_usage(self, session_id: str) -> SessionUsage:
+        row = self._read(
+            "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),"
+            " COALESCE(SUM(cost), 0.0),"
+            " SUM(CASE WHEN cost IS NULL AND (input_tokens > 0 OR output_tokens > 0)"
+            "     THEN 1 ELSE 0 END)"
+            " FROM turns WHERE session_id = ?", (session_id,))[0]
+        unknown = bool(row[4])
+        return SessionUsage(int(row[0]), int(row[1]), int(row[2]),
+                            None if unknown else float(row[3]))
+
+    def export(self, session_id: str, fmt: Literal["markdown", "json"] = "markdown") -> str:
+        info = self.get_session(session_id)
+        if info is None:
+            raise UsageError(f"no session {session_id!r}")
+        turns = self.turns(info.id)
+        if fmt == "json":
+            return exporter.to_json(info, turns)
+        return exporter.to_markdown(info, turns)
+
+
+def _info(row: Any) -> SessionInfo:
+    return SessionInfo(str(row[0]), _str(row[1]), float(row[2]), float(row[3]),
+                       _str(row[4]), _str(row[5]), int(row[6]))
+
+
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)

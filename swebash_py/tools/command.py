@@ -1,0 +1,136 @@
+"""run_command: a shell command in the workspace, bounded in time and output.
+
+The command runs through the user's shell (``$SHELL`` when it is bash, zsh or
+sh, else /bin/bash) with ``-c``, in the workspace, in a new session, with
+stdin from /dev/null and a non-interactive environment from which API keys and
+tokens are removed. The process runner is ``proc.run_process``.
+
+Outcome policy: a non-zero exit status is a normal result (``is_error`` is
+false; the status line says ``exit code N``), because a failing test or grep
+is information for the model. A timeout, or a failure to start, is an error
+result. Death by a signal is stated plainly (``killed by signal N (NAME)``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+from collections.abc import Mapping
+
+from pydantic import Field
+
+from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.proc import ProcResult, run_process
+from swebash_py.tools.workspace import mentions_protected, mentions_secret, real_workspace
+
+NONINTERACTIVE = {
+    "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1", "CLICOLOR": "0",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+_SECRET_VAR = re.compile(r"(_API_KEY|_APIKEY|_TOKEN)$|_SECRET", re.IGNORECASE)
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS / SOS / PM / APC strings
+    r"|\x1b[@-Z\\-_]|\x1b[ -/][@-~]?"  # other two-byte escapes
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"  # stray control characters, lone ESC
+)
+
+
+def pick_shell(environ: Mapping[str, str] | None = None) -> str:
+    """``$SHELL`` when it is bash, zsh or sh (and exists), else /bin/bash (or sh)."""
+    shell = (environ if environ is not None else os.environ).get("SHELL", "")
+    if os.path.basename(shell) in {"bash", "zsh", "sh"} and os.access(shell, os.X_OK):
+        return shell
+    return "/bin/bash" if os.access("/bin/bash", os.X_OK) else (shutil.which("sh") or "/bin/sh")
+
+
+def command_env(base: Mapping[str, str] | None = None,
+                extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: ours) without secrets, plus the non-interactive settings."""
+    env = {k: v for k, v in (base if base is not None else os.environ).items()
+           if not _SECRET_VAR.search(k)}
+    env.update(NONINTERACTIVE)
+    env.update(extra or {})
+    return env
+
+
+def strip_ansi(text: str) -> str:
+    """Remove terminal escape sequences; keep only the last ``\\r``-overwritten segment."""
+    text = _ANSI.sub("", text)
+    if "\r" not in text:
+        return text
+    lines = text.replace("\r\n", "\n").split("\n")
+    return "\n".join(line.rsplit("\r", 1)[-1] if "\r" in line else line for line in lines)
+
+
+def status_line(res: ProcResult, timeout: float) -> str:
+    took = f"{res.duration:.2f} s"
+    if res.timed_out:
+        return (f"[timed out after {timeout:g} s: the command and its child processes were "
+                f"killed · {took}]")
+    if res.signal is not None:
+        try:
+            name = signal.Signals(res.signal).name
+        except ValueError:
+            name = "unknown"
+        return f"[killed by signal {res.signal} ({name}) · {took}]"
+    return f"[exit code {res.returncode} · {took}]"
+
+
+def format_result(res: ProcResult, timeout: float) -> str:
+    body = strip_ansi(res.output).rstrip("\n")
+    note = ("\n[background processes still running after the command ended were killed]"
+            if res.leftovers_killed and not res.timed_out else "")
+    return f"{body or '(no output)'}{note}\n{status_line(res, timeout)}"
+
+
+class RunCommandArgs(ToolArgs):
+    command: str = Field(min_length=1, description=(
+        "The shell command line to run (bash syntax), in the workspace directory. It is "
+        "non-interactive: stdin is empty and there is no terminal, so pass flags such as "
+        "-y or --no-pager instead of expecting prompts."))
+    timeout: float | None = Field(None, gt=0, description=(
+        "Seconds before the command is killed. Default and maximum: the configured "
+        "command timeout (120 s unless configured otherwise)."))
+
+
+class RunCommand(Tool[RunCommandArgs]):
+    name = "run_command"
+    description = (
+        "Run a shell command in the workspace and return its combined stdout and stderr, "
+        "followed by a status line with the exit code and duration (a non-zero exit code is "
+        "reported, not treated as an error). Long output keeps its beginning and end, with a "
+        "marker saying how much was cut. Background processes are killed when the command "
+        "finishes; do not start servers or interactive programs."
+    )
+    Args = RunCommandArgs
+
+    def preview(self, args: RunCommandArgs, ctx: ToolContext) -> Preview:
+        first = args.command.strip().splitlines()[0] if args.command.strip() else ""
+        warnings = [] if args.timeout is None else [f"timeout {self.timeout(args, ctx):g} s"]
+        return Preview(summary=f"run_command {first}", detail=args.command,
+                       detail_kind="command", paths=[real_workspace(ctx.workspace)],
+                       sensitive=mentions_secret(args.command),
+                       protected=mentions_protected(args.command), warnings=warnings)
+
+    @staticmethod
+    def timeout(args: RunCommandArgs, ctx: ToolContext) -> float:
+        return min(args.timeout or ctx.command_timeout, ctx.command_timeout)
+
+    async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
+        limit = self.timeout(args, ctx)
+        half = max(2_000, ctx.max_output_chars // 2 - 200)
+        try:
+            res = await run_process(
+                [pick_shell(), "-c", args.command], cwd=real_workspace(ctx.workspace),
+                env=command_env(extra=ctx.env), timeout=limit, on_output=ctx.progress,
+                head=half, tail=half)
+        except OSError as exc:
+            raise ToolFailed(f"could not start the shell: {exc}") from exc
+        meta = {"exit_code": res.returncode, "duration": round(res.duration, 3),
+                "timed_out": res.timed_out, "signal": res.signal,
+                "output_bytes": res.total_bytes, "cut_bytes": res.cut_bytes}
+        return ToolResult(format_result(res, limit), is_error=res.timed_out, metadata=meta)

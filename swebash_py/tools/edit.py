@@ -1,0 +1,230 @@
+"""Writing tools: write_file and edit_file.
+
+Both are atomic (a temp file in the same directory, fsync, ``os.replace``; the
+old file's mode kept), create missing parent directories, refuse our own
+config and data (``protected``), and return a unified diff in
+``ToolResult.display`` (the same diff the approval question shows). Text is
+decoded with ``surrogateescape`` so bytes that are not UTF-8 survive an edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import difflib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+
+from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
+
+MAX_EDIT_BYTES = 50 * 1024 * 1024
+
+
+def read_text(path: Path, shown: str) -> str | None:
+    """The file's text (surrogateescape), ``None`` when it does not exist."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        raise ToolFailed(f"{shown} is a directory")
+    if not stat.S_ISREG(st.st_mode):
+        raise ToolFailed(f"{shown} is not a regular file; refusing to write it")
+    if st.st_size > MAX_EDIT_BYTES:
+        raise ToolFailed(f"{shown} is too large to edit ({st.st_size} bytes)")
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ToolFailed(f"{shown} looks like a binary file; refusing to edit it")
+    return data.decode("utf-8", "surrogateescape")
+
+
+def unified_diff(old: str | None, new: str, shown: str) -> str:
+    """A unified diff from ``old`` (None: a new file) to ``new``."""
+    def lines(text: str) -> list[str]:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").splitlines(True)
+
+    diff = difflib.unified_diff(lines(old or ""), lines(new),
+                                "/dev/null" if old is None else f"a/{shown}", f"b/{shown}")
+    out = []
+    for line in diff:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, keeping the mode of an existing file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8", "surrogateescape"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+async def _write(path: Path, text: str, shown: str) -> None:
+    try:
+        await asyncio.to_thread(atomic_write, path, text)
+    except OSError as exc:
+        raise ToolFailed(f"could not write {shown}: {exc.strerror or exc}; "
+                         "the file is unchanged") from exc
+
+
+def _check_writable(rp: ResolvedPath, shown: str) -> None:
+    if rp.protected:
+        raise ToolFailed(f"{shown} is swebash's own configuration or data; tools may not write it")
+
+
+def _preview(tool: str, rp: ResolvedPath, ws: Path, detail: str, kind: str) -> Preview:
+    return Preview(summary=f"{tool} {rp.shown(ws)}", detail=detail, detail_kind=kind,
+                   paths=[rp.path], outside=rp.outside, sensitive=rp.sensitive,
+                   protected=rp.protected)
+
+
+def _summary(verb: str, shown: str, new: str, diff: str) -> str:
+    lines = diff.splitlines()[2:]
+    added = sum(1 for line in lines if line.startswith("+"))
+    removed = sum(1 for line in lines if line.startswith("-"))
+    return f"{verb} {shown} ({len(new.splitlines())} lines; +{added} -{removed})"
+
+
+# --------------------------------------------------------------- write_file
+
+
+class WriteFileArgs(ToolArgs):
+    path: str = Field(description="File to write, relative to the workspace. Parent directories "
+                                  "are created.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteFile(Tool[WriteFileArgs]):
+    name = "write_file"
+    description = ("Create a file or replace its whole content (atomically). Prefer edit_file "
+                   "for changing part of an existing file. Returns a short summary.")
+    Args = WriteFileArgs
+
+    def preview(self, args: WriteFileArgs, ctx: ToolContext) -> Preview:
+        ws = real_workspace(ctx.workspace)
+        rp = resolve(args.path, ws, for_write=True)
+        shown = rp.shown(ws)
+        try:
+            old = read_text(rp.path, shown)
+        except (ToolFailed, OSError):
+            old = None
+        if old is None:
+            return _preview(self.name, rp, ws, args.content, "file")
+        return _preview(self.name, rp, ws, unified_diff(old, args.content, shown), "diff")
+
+    async def run(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+        ws = real_workspace(ctx.workspace)
+        rp = resolve(args.path, ws, for_write=True)
+        shown = rp.shown(ws)
+        _check_writable(rp, shown)
+        old = await asyncio.to_thread(read_text, rp.path, shown)
+        await _write(rp.path, args.content, shown)
+        diff = unified_diff(old, args.content, shown)
+        verb = "Created" if old is None else "Updated"
+        return ToolResult(_summary(verb, shown, args.content, diff), display=diff,
+                          metadata={"path": str(rp.path), "created": old is None})
+
+
+# ---------------------------------------------------------------- edit_file
+
+
+class EditFileArgs(ToolArgs):
+    path: str = Field(description="File to edit, relative to the workspace.")
+    old_text: str = Field(description="Exact text to replace, including whitespace and "
+                                      "indentation; it must occur exactly once in the file.")
+    new_text: str = Field(description="Text to put in its place.")
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def find_all(text: str, needle: str) -> list[int]:
+    """Start offsets of every (possibly overlapping) occurrence."""
+    found, i = [], text.find(needle)
+    while i != -1:
+        found.append(i)
+        i = text.find(needle, i + 1)
+    return found
+
+
+def plan_edit(text: str, old: str, new: str, shown: str) -> str:
+    """The edited text, or ``ToolFailed`` saying why the edit is ambiguous."""
+    if not old:
+        raise ToolFailed("old_text is empty; use write_file to create or replace a whole file")
+    if old == new:
+        raise ToolFailed("old_text and new_text are identical; nothing to change")
+    hits = find_all(text, old)
+    if not hits and "\r\n" in text and "\r\n" not in old:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        hits = find_all(text, old)
+    if not hits:
+        hint = (" (it does match if whitespace is ignored: check indentation and spaces)"
+                if " ".join(old.split()) in " ".join(text.split()) else "")
+        raise ToolFailed(f"old_text was not found in {shown}{hint}. Read the file again and "
+                         "copy the exact text.")
+    if len(hits) > 1:
+        lines = ", ".join(str(_line_of(text, i)) for i in hits[:20])
+        raise ToolFailed(f"old_text matches {len(hits)} times in {shown} (at lines {lines}); "
+                         "include more surrounding lines so it matches exactly once.")
+    return text[:hits[0]] + new + text[hits[0] + len(old):]
+
+
+class EditFile(Tool[EditFileArgs]):
+    name = "edit_file"
+    description = ("Replace one exact occurrence of `old_text` with `new_text` in a file "
+                   "(atomically). `old_text` must match exactly once, whitespace included; "
+                   "otherwise nothing is changed and the error says why (and where it matched).")
+    Args = EditFileArgs
+
+    def _plan(self, args: EditFileArgs, ctx: ToolContext) -> tuple[ResolvedPath, str, str, str]:
+        ws = real_workspace(ctx.workspace)
+        rp = resolve(args.path, ws, for_write=True)
+        shown = rp.shown(ws)
+        _check_writable(rp, shown)
+        old = read_text(rp.path, shown)
+        if old is None:
+            raise ToolFailed(f"{shown}: no such file (use write_file to create it)")
+        return rp, shown, old, plan_edit(old, args.old_text, args.new_text, shown)
+
+    def preview(self, args: EditFileArgs, ctx: ToolContext) -> Preview:
+        ws = real_workspace(ctx.workspace)
+        try:
+            rp, shown, old, new = self._plan(args, ctx)
+        except ToolFailed as exc:
+            rp = resolve(args.path, ws, for_write=True)
+            return _preview(self.name, rp, ws, f"(this edit will fail: {exc})", "text")
+        return _preview(self.name, rp, ws, unified_diff(old, new, shown), "diff")
+
+    async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+        rp, shown, old, new = await asyncio.to_thread(self._plan, args, ctx)
+        await _write(rp.path, new, shown)
+        diff = unified_diff(old, new, shown)
+        return ToolResult(_summary("Edited", shown, new, diff), display=diff,
+                          metadata={"path": str(rp.path)})

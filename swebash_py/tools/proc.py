@@ -1,0 +1,187 @@
+"""Run a process in its own process group with bounded capture and a timeout.
+
+* stdout and stderr are read concurrently, in 64 KiB chunks, into one
+  ``Capture`` that keeps the first and last N bytes and only counts the middle,
+  so ``yes`` cannot grow memory;
+* decoded text is passed to ``on_output`` through a ``Throttle`` (at most one
+  call per 50 ms; when output outruns it, only the newest 8 KiB is kept), so a
+  slow consumer cannot grow memory either;
+* on timeout the group gets SIGTERM, then SIGKILL after ``grace`` seconds;
+* once the main process has exited, the pipes are drained for ``drain``
+  seconds, then the rest of the group (background children such as
+  ``sleep 60 &``) is killed and reading stops: nothing hangs, nothing survives
+  (except a process that left the group with ``setsid``);
+* cancellation kills the group too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+CHUNK = 65536
+
+
+@dataclass
+class ProcResult:
+    returncode: int
+    timed_out: bool
+    duration: float
+    output: str
+    total_bytes: int
+    cut_bytes: int
+    cut_lines: int
+    leftovers_killed: bool = False
+
+    @property
+    def signal(self) -> int | None:
+        return -self.returncode if self.returncode < 0 else None
+
+
+class Capture:
+    """The first ``head`` and last ``tail`` bytes of a stream; the middle counted."""
+
+    def __init__(self, head: int, tail: int) -> None:
+        self.head_limit, self.tail_limit = head, tail
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = self.cut_bytes = self.cut_lines = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > 2 * self.tail_limit:
+            self._trim()
+
+    def _trim(self) -> None:
+        excess = len(self.tail) - self.tail_limit
+        if excess > 0:
+            self.cut_bytes += excess
+            self.cut_lines += self.tail.count(b"\n", 0, excess)
+            del self.tail[:excess]
+
+    def text(self) -> str:
+        self._trim()
+        head = self.head.decode("utf-8", "replace")
+        tail = self.tail.decode("utf-8", "replace")
+        if not self.cut_bytes:
+            return head + tail
+        marker = (f"\n[... {self.cut_bytes:,} bytes ({self.cut_lines:,} lines) of output cut "
+                  "from the middle ...]\n")
+        return head + marker + tail
+
+
+class Throttle:
+    """Passes text to ``sink`` at most every ``interval`` seconds, keeping the newest."""
+
+    def __init__(self, sink: Callable[[str], None], interval: float = 0.05,
+                 keep: int = 8192) -> None:
+        self.sink, self.interval, self.keep = sink, interval, keep
+        self.pending = ""
+        self.dropped = False
+        self.last = 0.0
+        self.handle: asyncio.TimerHandle | None = None
+
+    def feed(self, text: str) -> None:
+        if not text:
+            return
+        self.pending += text
+        if len(self.pending) > self.keep:
+            self.pending = self.pending[-self.keep:]
+            self.dropped = True
+        wait = self.last + self.interval - time.monotonic()
+        if wait <= 0:
+            self.flush()
+        elif self.handle is None:
+            self.handle = asyncio.get_running_loop().call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        if self.pending:
+            text = ("…\n" if self.dropped else "") + self.pending
+            self.pending, self.dropped, self.last = "", False, time.monotonic()
+            with contextlib.suppress(Exception):
+                self.sink(text)
+
+
+async def _pump(stream: asyncio.StreamReader, capture: Capture, throttle: Throttle) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    while data := await stream.read(CHUNK):
+        capture.add(data)
+        throttle.feed(decoder.decode(data))
+    throttle.feed(decoder.decode(b"", final=True))
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to the process group; ignore a group that is already gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
+    """Whether the process exits within ``seconds``.
+
+    Not ``proc.wait()``: before Python 3.12 it also waits for the pipes to
+    close, which a background child can hold open forever. The exit status is
+    set by asyncio's child watcher; polled with a backoff capped at 20 ms.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    delay = 0.001
+    while proc.returncode is None:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return False
+        await asyncio.sleep(min(delay, remaining))
+        delay = min(delay * 2, 0.02)
+    return True
+
+
+async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
+                      env: Mapping[str, str], timeout: float,
+                      on_output: Callable[[str], None] = lambda _t: None,
+                      head: int = 15_000, tail: int = 15_000,
+                      grace: float = 2.0, drain: float = 0.5) -> ProcResult:
+    """Run ``argv`` to completion (or timeout) and return what it did."""
+    start = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        start_new_session=True, limit=CHUNK)
+    capture, throttle = Capture(head, tail), Throttle(on_output)
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [asyncio.create_task(_pump(s, capture, throttle))
+               for s in (proc.stdout, proc.stderr)]
+    timed_out = leftovers = False
+    try:
+        if not await _wait(proc, timeout):
+            timed_out = True
+            signal_group(proc.pid, signal.SIGTERM)
+            if not await _wait(proc, grace):
+                signal_group(proc.pid, signal.SIGKILL)
+                await _wait(proc, 10.0)
+        _done, pending = await asyncio.wait(readers, timeout=drain)
+        signal_group(proc.pid, signal.SIGKILL)
+        leftovers = bool(pending)
+        if pending:
+            await asyncio.wait(pending, timeout=drain)
+    finally:
+        signal_group(proc.pid, signal.SIGKILL)  # no-op unless cancelled or leftovers
+        for task in readers:
+            task.cancel()
+        throttle.flush()
+    returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+    return ProcResult(returncode, timed_out, time.monotonic() - start, capture.text(),
+                      capture.total, capture.cut_bytes, capture.cut_lines, leftovers)

@@ -1,0 +1,57 @@
+"""The tools offered to the model, by name."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from typing import Any
+
+from swebash_py.config import Settings
+from swebash_py.provider.base import ToolSpec
+from swebash_py.tools.base import Tool
+
+
+class ToolRegistry:
+    """An ordered set of tools, looked up by name."""
+
+    def __init__(self, tools: list[Tool[Any]]) -> None:
+        self._tools: dict[str, Tool[Any]] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"duplicate tool name: {tool.name}")
+            self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool[Any] | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec() for tool in self._tools.values()]
+
+    def closest(self, name: str) -> str | None:
+        """The registered name most like ``name`` (for "did you mean"), if any is close."""
+        lowered = {n.lower(): n for n in self._tools}
+        matches = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+        return lowered[matches[0]] if matches else None
+
+    def __iter__(self) -> Iterator[Tool[Any]]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+
+def default_tools(settings: Settings) -> list[Tool[Any]]:
+    """All seven tools, configured from ``settings``."""
+    from swebash_py.tools.command import RunCommand
+    from swebash_py.tools.edit import EditFile, WriteFile
+    from swebash_py.tools.files import ListDirectory, ReadFile, SearchFiles
+    from swebash_py.tools.web import WebSearch
+
+    return [ReadFile(), ListDirectory(), SearchFiles(), WriteFile(), EditFile(),
+            RunCommand(), WebSearch(settings.web_search)]

@@ -1,0 +1,145 @@
+"""Workspace path policy: where a path really points and what that means.
+
+A path given by the model is resolved relative to the workspace with
+realpath semantics (``..``, symlinks, dangling symlinks all followed); the
+resolved path is the one shown and used. It is *outside* when it does not lie
+under the workspace (component-wise: ``/w2`` is not under ``/w``), and for a
+write also when it is a regular file with other hard links. It is *sensitive*
+when it looks like a secret (ssh/aws/gpg dirs, ``.netrc``, ``.env`` files,
+private keys) and *protected* when it is our own config file or anything under
+our data directory: no tool may ever write those.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from swebash_py.paths import config_path, data_dir
+from swebash_py.tools.base import ToolFailed
+
+SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store")
+SECRET_SUBDIRS = ((".config", "gcloud"), (".config", "gh"), (".azure",))
+SECRET_NAMES = frozenset({
+    ".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".htpasswd",
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.json",
+})
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """A model-supplied path after resolution, with its policy flags."""
+
+    raw: str
+    path: Path
+    outside: bool
+    sensitive: bool
+    protected: bool
+
+    def shown(self, workspace: Path) -> str:
+        """The path relative to the workspace when inside, else absolute."""
+        if not self.outside and self.path.is_relative_to(workspace):
+            rel = self.path.relative_to(workspace)
+            return str(rel) if str(rel) != "." else "."
+        return str(self.path)
+
+
+def real_workspace(workspace: Path) -> Path:
+    """The workspace itself, fully resolved."""
+    return Path(os.path.realpath(os.path.expanduser(str(workspace))))
+
+
+def resolve(raw: str, workspace: Path, *, for_write: bool = False) -> ResolvedPath:
+    """Resolve ``raw`` against ``workspace``; raise ``ToolFailed`` on a symlink loop."""
+    if "\x00" in raw:
+        raise ToolFailed("path contains a NUL byte")
+    ws = real_workspace(workspace)
+    joined = os.path.join(ws, os.path.expanduser(raw or "."))
+    path = Path(os.path.realpath(joined))
+    _check_loop(raw, path)
+    outside = not is_inside(path, ws)
+    if for_write and _has_other_links(path):
+        outside = True
+    return ResolvedPath(raw, path, outside, is_sensitive(Path(joined)) or is_sensitive(path),
+                        is_protected(path))
+
+
+def is_inside(path: Path, workspace: Path) -> bool:
+    """Component-wise containment (``/w2`` is not inside ``/w``)."""
+    return path == workspace or path.is_relative_to(workspace)
+
+
+def _check_loop(raw: str, path: Path) -> None:
+    # realpath (non-strict) stops at a loop and returns a path that still
+    # contains a symlink; stat then fails with ELOOP.
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ToolFailed(f"{raw}: too many levels of symbolic links (a symlink loop)") from exc
+        return
+    if os.path.islink(path):
+        raise ToolFailed(f"{raw}: too many levels of symbolic links (a symlink loop)")
+
+
+def _has_other_links(path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def is_sensitive(path: Path) -> bool:
+    """Whether ``path`` looks like a secret (keys, credentials, ``.env``)."""
+    parts = path.parts
+    if any(part in SECRET_DIRS for part in parts):
+        return True
+    for seq in SECRET_SUBDIRS:
+        n = len(seq)
+        if any(tuple(parts[i:i + n]) == seq for i in range(len(parts) - n + 1)):
+            return True
+    name = path.name
+    if name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES):
+        return True
+    return name == ".env" or (name.startswith(".env.") and not name.endswith(
+        (".example", ".sample", ".template", ".dist")))
+
+
+def protected_roots() -> tuple[Path, Path]:
+    """Our config file and our data directory, resolved."""
+    return (Path(os.path.realpath(config_path())), Path(os.path.realpath(data_dir())))
+
+
+def is_protected(path: Path) -> bool:
+    """Whether ``path`` is our config file or lies under our data directory."""
+    config, data = protected_roots()
+    if path == config or is_inside(path, data):
+        return True
+    try:
+        return config.exists() and path.exists() and os.path.samefile(path, config)
+    except OSError:
+        return False
+
+
+_SECRET_WORD = re.compile(
+    r"(^|[\s/'\"=:])(\.ssh|\.aws|\.gnupg|\.netrc|\.pgpass|\.git-credentials|\.kube|"
+    r"\.config/gcloud|\.env(\.[\w.-]+)?|id_rsa|id_dsa|id_ecdsa|id_ed25519|"
+    r"[\w.-]+\.(pem|key|p12|pfx))(?=$|[\s/'\";|&)<>])"
+)
+
+
+def mentions_secret(command: str) -> bool:
+    """A heuristic for commands: does the text name a secrets path?"""
+    return bool(_SECRET_WORD.search(command))
+
+
+def mentions_protected(command: str) -> bool:
+    """A heuristic for commands: does the text name our config or data paths?"""
+    config, data = protected_roots()
+    return str(config) in command or str(data) in command

@@ -1,0 +1,1 @@
+"""The user-facing edge shared by one-shot and the REPL: questions, answers."""

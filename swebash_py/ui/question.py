@@ -1,0 +1,63 @@
+"""The approval question: what would happen, exactly, then the prompt line."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from swebash_py.agent.approval import PendingCall, Verdict
+from swebash_py.render.sanitize import neutralize
+
+PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
+MAX_PREVIEW_LINES = 60
+
+
+def question_renderable(pending: PendingCall, verdict: Verdict,
+                        rule: list[str] | None) -> RenderableType:
+    """Tool, full arguments (command, diff, new file), warnings, paths."""
+    preview = pending.preview
+    parts: list[RenderableType] = [
+        Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), " wants to run:")]
+    if preview.detail_kind == "command" and preview.detail:
+        parts.append(Syntax(neutralize(preview.detail), "bash", word_wrap=True,
+                            background_color="default"))
+    elif preview.detail_kind == "diff" and preview.detail:
+        parts.append(_diff_text(preview.detail))
+    elif preview.detail:
+        parts.append(Text(_head(neutralize(preview.detail)), style="dim"))
+    else:
+        parts.append(Text(neutralize(preview.summary)))
+    if preview.outside:
+        paths = ", ".join(str(p) for p in preview.paths)
+        parts.append(Text(f"! outside the workspace: {paths}", style="yellow"))
+    for warning in [*preview.warnings, *verdict.warnings]:
+        parts.append(Text(f"! {warning}", style="bold red"))
+    if rule:
+        parts.append(Text(f"  [a]lways remembers: {', '.join(rule)}", style="dim"))
+    else:
+        parts.append(Text("  [a]lways runs it once: no rule can safely cover this call",
+                          style="dim"))
+    return Group(*parts)
+
+
+def show_question(console: Console, pending: PendingCall, verdict: Verdict,
+                  rule: list[str] | None) -> None:
+    console.print(question_renderable(pending, verdict, rule))
+
+
+def _head(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) <= MAX_PREVIEW_LINES:
+        return text
+    hidden = len(lines) - MAX_PREVIEW_LINES
+    return "\n".join([*lines[:MAX_PREVIEW_LINES], f"… {hidden} more lines ({len(text):,} chars)"])
+
+
+def _diff_text(diff: str) -> Text:
+    text = Text()
+    for line in _head(neutralize(diff)).splitlines():
+        style = ("green" if line.startswith("+") else "red" if line.startswith("-")
+                 else "cyan" if line.startswith("@@") else "")
+        text.append(line + "\n", style=style)
+    return text

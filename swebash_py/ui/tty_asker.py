@@ -1,0 +1,78 @@
+"""Asking on the controlling terminal (one-shot mode, even with stdin piped).
+
+The answer is read through the event loop (``add_reader``), not a blocking
+thread, so Ctrl-C at the question cancels cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+
+from rich.console import Console
+
+from swebash_py.agent.approval import PendingCall, Verdict
+from swebash_py.agent.permission import Answer, Asker, parse_answer
+from swebash_py.ui.question import PROMPT, show_question
+
+Suspend = Callable[[], AbstractContextManager[object]]
+
+
+def terminal_fd() -> int | None:
+    """A file descriptor on the controlling terminal, or None."""
+    try:
+        return os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return None
+
+
+def terminal_asker(suspend: Suspend | None = None) -> Asker | None:
+    """An asker on /dev/tty; None when there is no terminal to ask on."""
+    probe = terminal_fd()
+    if probe is None:
+        return None
+    os.close(probe)
+    lock = asyncio.Lock()
+
+    async def ask(pending: PendingCall, verdict: Verdict, rule: list[str] | None) -> Answer:
+        async with lock:
+            with suspend() if suspend else nullcontext():
+                return await _ask_on_tty(pending, verdict, rule)
+
+    return ask
+
+
+async def _ask_on_tty(pending: PendingCall, verdict: Verdict, rule: list[str] | None) -> Answer:
+    fd = terminal_fd()
+    if fd is None:
+        return Answer("no")
+    try:
+        with open(fd, "w", encoding="utf-8", closefd=False) as out:
+            show_question(Console(file=out, force_terminal=True, highlight=False),
+                          pending, verdict, rule)
+            out.write(PROMPT)
+            out.flush()
+        return parse_answer(await read_line(fd))
+    finally:
+        os.close(fd)
+
+
+async def read_line(fd: int) -> str:
+    """One line from ``fd`` without blocking the event loop."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str] = loop.create_future()
+    buffer = bytearray()
+
+    def readable() -> None:
+        data = os.read(fd, 4096)
+        buffer.extend(data)
+        if (not data or b"\n" in buffer) and not done.done():
+            done.set_result(buffer.split(b"\n", 1)[0].decode("utf-8", "replace"))
+
+    loop.add_reader(fd, readable)
+    try:
+        return await done
+    finally:
+        loop.remove_reader(fd)

@@ -1,0 +1,160 @@
+"""The installed `ai` in a pseudo-terminal: one-shot, approvals, Ctrl-C, the REPL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pexpect
+import pytest
+
+from tests.agent.helpers import sent_results
+from tests.fakeprovider import FakeProvider, Reply, ToolCall
+
+pytestmark = pytest.mark.pty
+
+
+def model_args(fp: FakeProvider, wire: str = "openai") -> list[str]:
+    model = "openai/x" if wire == "openai" else "anthropic/claude-x"
+    return ["-m", model, "--api-base", fp.url]
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    assert "Traceback" not in (child.before or "")
+    return int(child.exitstatus if child.exitstatus is not None else -child.signalstatus)
+
+
+def write_call(path: str = "note.txt", content: str = "hello\n") -> Reply:
+    args = json.dumps({"path": path, "content": content})
+    return Reply(tool_calls=[ToolCall("w1", "write_file", args)])
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+def test_one_shot_streams_rendered_markdown(fake_provider: FakeProvider, spawn_ai: Any,
+                                            wire: str) -> None:
+    fake_provider.queue(Reply(text="# Port check\n\nPort **8080** is free.\n", chunk_size=4))
+    child = spawn_ai(*model_args(fake_provider, wire), "is 8080 busy?")
+    child.expect("Port check")
+    child.expect("8080")
+    assert finish(child) == 0
+    assert "**" not in child.before  # rendered, not raw markdown
+
+
+def test_approve_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
+    fake_provider.queue(write_call(), Reply(text="Wrote it."))
+    child = spawn_ai(*model_args(fake_provider), "make a note")
+    child.expect("write_file")
+    child.expect("Allow")
+    child.sendline("y")
+    child.expect("Wrote it.")
+    assert finish(child) == 0
+    assert (workspace / "note.txt").read_text() == "hello\n"
+
+
+def test_deny_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
+    fake_provider.queue(write_call(), Reply(text="Understood."))
+    child = spawn_ai(*model_args(fake_provider), "make a note")
+    child.expect("Allow")
+    child.sendline("n")
+    child.expect("Understood.")
+    assert finish(child) == 0
+    assert not (workspace / "note.txt").exists()
+    (result,) = sent_results(fake_provider.requests[1])
+    assert result[2] and "denied" in result[1]
+
+
+def test_an_instruction_instead_reaches_the_model(fake_provider: FakeProvider, spawn_ai: Any,
+                                                  workspace: Path) -> None:
+    fake_provider.queue(write_call(), Reply(text="OK, notes.md then."))
+    child = spawn_ai(*model_args(fake_provider), "make a note")
+    child.expect("Allow")
+    child.sendline("call it notes.md instead")
+    child.expect("notes.md then")
+    assert finish(child) == 0
+    assert not (workspace / "note.txt").exists()
+    (result,) = sent_results(fake_provider.requests[1])
+    assert "call it notes.md instead" in result[1]
+
+
+def test_always_is_remembered_for_the_next_run(fake_provider: FakeProvider, spawn_ai: Any,
+                                               workspace: Path, isolated: Path) -> None:
+    fake_provider.queue(write_call(content="one\n"), Reply(text="First."))
+    child = spawn_ai(*model_args(fake_provider), "note one")
+    child.expect("Allow")
+    child.sendline("a")
+    child.expect("First.")
+    assert finish(child) == 0
+    stored = json.loads((isolated / "data" / "approvals.json").read_text())
+    assert any("write_file(" in rule for rules in stored.values() for rule in rules)
+    fake_provider.queue(write_call(content="two\n"), Reply(text="Second."))
+    child = spawn_ai(*model_args(fake_provider), "note two")
+    child.expect("Second.")
+    assert "Allow" not in child.before
+    assert finish(child) == 0
+    assert (workspace / "note.txt").read_text() == "two\n"
+
+
+def test_ctrl_c_mid_answer_exits_130(fake_provider: FakeProvider, spawn_ai: Any) -> None:
+    fake_provider.queue(Reply(text="counting " * 300, chunk_size=9, delay=0.02))
+    child = spawn_ai(*model_args(fake_provider), "count")
+    child.expect("counting")
+    child.sendcontrol("c")
+    assert finish(child) == 130
+    fake_provider.wait_for_disconnect(1)
+
+
+def test_repl_turn_shell_command_ctrl_c_and_exit(fake_provider: FakeProvider,
+                                                 spawn_ai: Any) -> None:
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="Hello from the model."))
+    child.sendline("hello")
+    child.expect("Hello from the model.")
+    child.expect("swebash>")
+    child.sendline("!echo shell-said-hi")
+    child.expect("shell-said-hi")
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="tick " * 400, chunk_size=5, delay=0.02))
+    child.sendline("what did the shell say?")
+    child.expect("tick")
+    child.sendcontrol("c")
+    child.expect("cancelled")
+    child.expect("swebash>")
+    assert "shell-said-hi" in json.dumps(fake_provider.requests[1].body)
+    fake_provider.queue(Reply(text="Still here."))
+    child.sendline("again")
+    child.expect("Still here.")
+    child.expect("swebash>")
+    child.sendcontrol("c")  # on an empty prompt: a hint, not an exit
+    child.expect("/exit")
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_repl_approves_and_denies_commands(fake_provider: FakeProvider, spawn_ai: Any,
+                                           workspace: Path) -> None:
+    run = Reply(tool_calls=[ToolCall("r1", "run_command",
+                                     '{"command": "touch made-by-tool"}')])
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    fake_provider.queue(run, Reply(text="Done running."))
+    child.sendline("make the file")
+    child.expect("touch made-by-tool")
+    child.expect("Allow")
+    child.sendline("y")
+    child.expect("Done running.")
+    child.expect("swebash>")
+    assert (workspace / "made-by-tool").exists()
+    (workspace / "made-by-tool").unlink()
+    fake_provider.queue(run, Reply(text="Not running it."))
+    child.sendline("make it again")
+    child.expect("Allow")
+    child.sendline("n")
+    child.expect("Not running it.")
+    child.expect("swebash>")
+    assert not (workspace / "made-by-tool").exists()
+    child.sendeof()
+    assert finish(child) == 0

@@ -1,0 +1,53 @@
+"""Model facts from litellm's bundled JSON, read without importing litellm."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from swebash_py.engine import modelinfo
+
+
+def test_reads_the_real_bundled_file() -> None:
+    assert len(modelinfo.model_map()) > 500
+    assert modelinfo.context_window("gpt-4o") == 128_000
+    assert modelinfo.context_window("openai/gpt-4o") == 128_000
+    assert modelinfo.max_output_tokens("gpt-4o") == 16_384
+
+
+@pytest.mark.parametrize(("model", "window"), [
+    ("anthropic/claude-sonnet-4-5", 200_000),
+    ("gemini/gemini-2.5-flash", 1_048_576),
+    ("ollama_chat/llama3.1", 8192),  # alias of ollama/
+    ("ollama_chat/llama3.1:latest", 8192),  # tag stripped
+])
+def test_provider_prefixes_and_aliases(model: str, window: int) -> None:
+    assert modelinfo.context_window(model) == window
+
+
+def test_unknown_model_and_override() -> None:
+    assert modelinfo.context_window("acme/unheard-of-model") == modelinfo.DEFAULT_CONTEXT_WINDOW
+    assert modelinfo.context_window("gpt-4o", override=4096) == 4096
+    assert modelinfo.max_output_tokens("acme/unheard-of-model") is None
+
+
+def test_cost() -> None:
+    entry = modelinfo.model_entry("gpt-4o")
+    assert entry is not None
+    expected = 1000 * entry["input_cost_per_token"] + 500 * entry["output_cost_per_token"]
+    assert modelinfo.cost("openai/gpt-4o", 1000, 500) == pytest.approx(expected)
+    cached = modelinfo.cost("openai/gpt-4o", 1000, 500, cache_read=800)
+    assert cached is not None and cached < expected
+    assert modelinfo.cost("acme/unheard-of-model", 1000, 500) is None
+    assert modelinfo.cost("ollama/llama3.1", 1000, 500) == 0.0  # known to be free
+
+
+def test_does_not_import_litellm() -> None:
+    code = ("import sys; from swebash_py.engine import modelinfo as m;"
+            "assert m.context_window('gpt-4o') == 128000;"
+            "print('litellm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "False"

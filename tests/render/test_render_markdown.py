@@ -1,0 +1,214 @@
+"""Streamed markdown ends up exactly like rendering the whole answer at once."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from swebash_py.render.blocks import BlockSplitter
+from tests.render.helpers import (
+    chunked,
+    make_console,
+    output,
+    renderer,
+    streamed_render,
+    whole_render,
+)
+from tests.render.render_screen import screen_of
+
+MIXED = """# Title
+
+Some *para* text with `code`
+that continues on a second line.
+
+- item 1
+- item 2
+
+  nested para
+
+  - sub a
+  - sub b
+- item 3
+
+3. three
+4. four
+
+```python
+def f():
+
+    return 1
+
+
+# still code
+```
+
+| name | value |
+|------|------:|
+| a    | 1     |
+| b    | 22    |
+
+> quote line
+continued lazily
+>
+> second paragraph in the quote
+
+---
+Setext heading
+==============
+
+    indented code
+
+    more indented code
+
+Final [link][r] para.
+
+[r]: http://example.com
+"""
+
+CODE_HEAVY = """Here is the fix:
+
+````markdown
+```python
+x = 1
+
+y = 2
+```
+````
+
+~~~
+tilde fence
+
+with a blank line
+~~~
+
+After the fences.
+"""
+
+LISTS = """1. first
+
+   continued first
+
+2. second
+   - inner one
+   - inner two
+
+     deep para
+3. third
+
+* star list
+* another
+"""
+
+QUOTES_AND_RULES = """> # Heading in quote
+>
+> - list in quote
+>
+> ```
+> code in quote
+> ```
+
+***
+
+Text right after a rule.
+___
+## Closing heading
+"""
+
+NO_FINAL_NEWLINE = "Para one.\n\nPara two without a final newline, **bold** and _em_."
+
+CRLF = "Line one\r\nstill one\r\n\r\n- a\r\n- b\r\n"
+
+DOCS = {
+    "mixed": MIXED,
+    "code": CODE_HEAVY,
+    "lists": LISTS,
+    "quotes": QUOTES_AND_RULES,
+    "no_final_newline": NO_FINAL_NEWLINE,
+    "crlf": CRLF,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+@pytest.mark.parametrize("size", [1, 4, 13, 100_000])
+def test_streamed_screen_equals_whole_render(name: str, size: int) -> None:
+    doc = DOCS[name]
+    assert screen_of(streamed_render(chunked(doc, size))) == screen_of(whole_render(doc))
+
+
+@pytest.mark.parametrize("name", ["mixed", "code", "quotes"])
+def test_streamed_equals_whole_with_truecolor_styles(name: str) -> None:
+    doc = DOCS[name]
+    got = screen_of(streamed_render(chunked(doc, 4), "truecolor"))
+    want = screen_of(whole_render(doc, "truecolor"))
+    assert any("\x1b[" in line for line in want)  # styles really are compared
+    assert got == want
+
+
+def test_random_chunkings() -> None:
+    rng = random.Random(1234)
+    doc = "\n".join(DOCS.values())
+    want = screen_of(whole_render(doc))
+    for _ in range(8):
+        cuts = sorted(rng.sample(range(1, len(doc)), rng.randint(5, 400)))
+        chunks = [doc[a:b] for a, b in zip([0, *cuts], [*cuts, len(doc)], strict=True)]
+        assert screen_of(streamed_render(chunks)) == want
+
+
+def test_every_split_position_of_a_short_doc() -> None:
+    doc = "Intro para\nwrapping.\n\n```sh\nls\n\nls -la\n```\n\n- a\n- b\n"
+    want = screen_of(whole_render(doc))
+    for cut in range(1, len(doc)):
+        assert screen_of(streamed_render([doc[:cut], doc[cut:]])) == want, cut
+
+
+def test_blocks_join_to_whole_render_byte_for_byte() -> None:
+    """Without the live region: settled blocks plus rich's gaps are the whole render."""
+    for doc in DOCS.values():
+        console = make_console("truecolor")
+        splitter = BlockSplitter()
+        blocks = [b for chunk in chunked(doc, 3) for b in splitter.feed(chunk)]
+        blocks += splitter.finish()
+        for block in blocks:
+            if block.gap_before:
+                console.print()
+            console.print(block.markdown)
+        assert _strip_link_ids(output(console)) == _strip_link_ids(whole_render(doc, "truecolor"))
+
+
+def _strip_link_ids(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\]8;id=\d+;", "\x1b]8;;", text)
+
+
+def test_blocks_settle_while_streaming() -> None:
+    """Settled blocks are printed before the answer ends, each exactly once."""
+    splitter = BlockSplitter()
+    settled: list[str] = []
+    for chunk in chunked("# A\n\npara one\n\n```\nx\n\ny\n```\n\nlast\npart", 2):
+        settled += [b.source for b in splitter.feed(chunk)]
+    assert settled == ["# A", "para one", "```\nx\n\ny\n```"]
+    assert splitter.tail == "last\npart"  # a block settles only once the next one starts
+    assert [b.source for b in splitter.finish()] == ["last\npart"]
+
+
+def test_blank_line_inside_open_fence_settles_nothing() -> None:
+    splitter = BlockSplitter()
+    assert splitter.feed("```\ncode\n\n\nmore\n\n") == []
+    assert splitter.open_fence
+    assert splitter.feed("```\n\nafter\n")[0].source == "```\ncode\n\n\nmore\n\n```"
+
+
+def test_live_preview_appears_and_is_erased() -> None:
+    console = make_console()
+    r = renderer(console)
+    from swebash_py.events import BlockDelta, BlockStart, BlockStop
+
+    r.handle(BlockStart(index=0, kind="text"))
+    r.handle(BlockDelta(index=0, kind="text", text="partial **bold"))
+    assert "partial" in output(console)  # shown in the live region
+    assert "\x1b[2K" not in output(console)  # nothing erased yet
+    r.handle(BlockDelta(index=0, kind="text", text="** words\n"))
+    r.handle(BlockStop(index=0, kind="text"))
+    assert screen_of(output(console)) == screen_of(whole_render("partial **bold** words\n"))

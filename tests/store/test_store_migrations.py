@@ -1,0 +1,61 @@
+"""Migrations: from an empty database and from the previous (v1) schema."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from swebash_py.store import Store
+from swebash_py.store.schema import SCHEMA_VERSION, V1, migrate
+
+
+def columns(db: Path, table: str) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def test_empty_database_gets_the_current_schema(tmp_path: Path) -> None:
+    db = tmp_path / "new" / "sessions.db"
+    Store(db).close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert {"input_tokens", "output_tokens", "cost", "stop_reason"} <= columns(db, "turns")
+    Store(db).close()  # opening again is a no-op
+
+
+def test_v1_database_is_upgraded_and_keeps_its_data(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.executescript(V1 + "PRAGMA user_version = 1;")
+    conn.executescript("""
+        INSERT INTO sessions VALUES ('abcd1234', 'old one', 1.0, 2.0, 'gpt-4o', '/w');
+        INSERT INTO turns (id, session_id, seq, user_text, created, completed, stop_reason)
+            VALUES (1, 'abcd1234', 1, 'hello', 1.0, 2.0, 'stop');
+        INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)
+            VALUES (1, 1, 'text', 'hi there', NULL, 1.5);
+    """)
+    conn.close()
+    assert "input_tokens" not in columns(db, "turns")
+
+    with Store(db) as store:
+        info = store.get_session("abcd")
+        assert info is not None and info.title == "old one" and info.turns == 1
+        assert [m.text for m in store.load_messages("abcd1234")] == ["hello", "hi there"]
+        turn = store.begin_turn("abcd1234", "more")
+        store.finish_turn(turn, "stop", 100, 50, 0.5)
+        usage = store.session_usage("abcd1234")
+        assert (usage.turns, usage.input_tokens, usage.cost) == (2, 100, 0.5)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_migrate_stops_at_target_and_resumes(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    migrate(conn, target=1)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert "cost" not in columns(db, "turns")
+    migrate(conn)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()

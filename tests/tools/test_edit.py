@@ -1,0 +1,150 @@
+"""write_file and edit_file: atomic, mode kept, diffs, exact-once edits."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.tools.edit import EditFile, WriteFile
+from tests.tools.conftest import call
+
+
+async def test_write_creates_parents_and_reports(workspace: Path, ctx: ToolContext) -> None:
+    result = await call(WriteFile(), ctx, path="a/b/new.txt", content="one\ntwo\n")
+    assert (workspace / "a/b/new.txt").read_text() == "one\ntwo\n"
+    assert result.output == "Created a/b/new.txt (2 lines; +2 -0)"
+    assert result.display is not None and "+one\n+two\n" in result.display
+    assert "--- /dev/null" in result.display
+
+
+async def test_write_replaces_and_diffs(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "f.txt").write_text("keep\nold\n")
+    preview = WriteFile().preview(WriteFile.Args(path="f.txt", content="keep\nnew\n"), ctx)
+    assert preview.detail_kind == "diff" and "-old\n+new\n" in (preview.detail or "")
+    assert (workspace / "f.txt").read_text() == "keep\nold\n"
+    result = await call(WriteFile(), ctx, path="f.txt", content="keep\nnew\n")
+    assert result.output == "Updated f.txt (2 lines; +1 -1)"
+    assert result.display == preview.detail
+    assert (workspace / "f.txt").read_text() == "keep\nnew\n"
+
+
+def test_write_preview_of_new_file_shows_content(ctx: ToolContext) -> None:
+    preview = WriteFile().preview(WriteFile.Args(path="n.txt", content="hello\n"), ctx)
+    assert preview.detail_kind == "file" and preview.detail == "hello\n"
+    assert not preview.outside
+
+
+async def test_mode_is_kept_and_new_files_follow_umask(workspace: Path, ctx: ToolContext) -> None:
+    script = workspace / "run.sh"
+    script.write_text("echo a\n")
+    script.chmod(0o750)
+    await call(EditFile(), ctx, path="run.sh", old_text="echo a", new_text="echo b")
+    assert stat.S_IMODE(script.stat().st_mode) == 0o750
+    await call(WriteFile(), ctx, path="run.sh", content="echo c\n")
+    assert stat.S_IMODE(script.stat().st_mode) == 0o750
+    old = os.umask(0o022)
+    try:
+        await call(WriteFile(), ctx, path="fresh.txt", content="x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((workspace / "fresh.txt").stat().st_mode) == 0o644
+
+
+async def test_failed_write_leaves_original_intact(workspace: Path, ctx: ToolContext,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (workspace / "f.txt").write_text("original\n")
+
+    def broken_fsync(_fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(ToolFailed, match="No space left on device; the file is unchanged"):
+        await call(WriteFile(), ctx, path="f.txt", content="replacement\n")
+    with pytest.raises(ToolFailed, match="No space left"):
+        await call(EditFile(), ctx, path="f.txt", old_text="original", new_text="changed")
+    monkeypatch.undo()
+    assert (workspace / "f.txt").read_text() == "original\n"
+    assert sorted(p.name for p in workspace.iterdir()) == ["f.txt"]  # no temp files left
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+async def test_read_only_directory(workspace: Path, ctx: ToolContext) -> None:
+    locked = workspace / "locked"
+    locked.mkdir()
+    (locked / "f.txt").write_text("original\n")
+    locked.chmod(0o555)
+    try:
+        with pytest.raises(ToolFailed, match="Permission denied"):
+            await call(WriteFile(), ctx, path="locked/f.txt", content="new\n")
+    finally:
+        locked.chmod(0o755)
+    assert (locked / "f.txt").read_text() == "original\n"
+
+
+async def test_edit_exactly_once(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "m.py").write_text("def a():\n    return 1\n\ndef b():\n    return 2\n")
+    tool = EditFile()
+    args = tool.Args(path="m.py", old_text="return 2", new_text="return 3")
+    preview = tool.preview(args, ctx)
+    assert preview.detail_kind == "diff"
+    assert "-    return 2\n+    return 3\n" in (preview.detail or "")
+    assert "return 2" in (workspace / "m.py").read_text()  # preview changed nothing
+    result = await tool.run(args, ctx)
+    assert (workspace / "m.py").read_text().endswith("return 3\n")
+    assert result.display == preview.detail and result.output.startswith("Edited m.py")
+
+
+async def test_edit_zero_matches(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "m.py").write_text("def a():\n    return 1\n")
+    with pytest.raises(ToolFailed, match=r"not found in m\.py"):
+        await call(EditFile(), ctx, path="m.py", old_text="return 9", new_text="x")
+    with pytest.raises(ToolFailed, match="whitespace"):
+        await call(EditFile(), ctx, path="m.py", old_text="def a():\n  return 1", new_text="x")
+    assert (workspace / "m.py").read_text() == "def a():\n    return 1\n"
+
+
+async def test_edit_two_matches_names_the_lines(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "m.py").write_text("x = 1\ny = 2\nx = 1\n")
+    with pytest.raises(ToolFailed, match=r"matches 2 times in m.py \(at lines 1, 3\)"):
+        await call(EditFile(), ctx, path="m.py", old_text="x = 1", new_text="x = 5")
+    assert (workspace / "m.py").read_text() == "x = 1\ny = 2\nx = 1\n"
+
+
+async def test_edit_errors(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "m.txt").write_text("abc\n")
+    (workspace / "bin").write_bytes(b"a\x00b")
+    with pytest.raises(ToolFailed, match="no such file"):
+        await call(EditFile(), ctx, path="missing.txt", old_text="a", new_text="b")
+    with pytest.raises(ToolFailed, match="empty"):
+        await call(EditFile(), ctx, path="m.txt", old_text="", new_text="b")
+    with pytest.raises(ToolFailed, match="identical"):
+        await call(EditFile(), ctx, path="m.txt", old_text="abc", new_text="abc")
+    with pytest.raises(ToolFailed, match="binary"):
+        await call(EditFile(), ctx, path="bin", old_text="a", new_text="b")
+    preview = EditFile().preview(EditFile.Args(path="m.txt", old_text="zzz", new_text="y"), ctx)
+    assert "will fail" in (preview.detail or "")
+
+
+async def test_edit_keeps_non_utf8_bytes_and_crlf(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "l1.txt").write_bytes(b"caf\xe9\r\nold line\r\nend\r\n")
+    await call(EditFile(), ctx, path="l1.txt", old_text="old line\nend", new_text="new\nend")
+    assert (workspace / "l1.txt").read_bytes() == b"caf\xe9\r\nnew\r\nend\r\n"
+
+
+async def test_write_onto_directory_is_refused(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "d").mkdir()
+    with pytest.raises(ToolFailed, match="is a directory"):
+        await call(WriteFile(), ctx, path="d", content="x")
+
+
+def test_outside_and_hard_link_previews(workspace: Path, ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "other.txt").write_text("x\n")
+    os.link(tmp_path / "other.txt", workspace / "hl.txt")
+    assert WriteFile().preview(WriteFile.Args(path="hl.txt", content="y"), ctx).outside
+    assert EditFile().preview(EditFile.Args(path="hl.txt", old_text="x", new_text="y"),
+                              ctx).outside
+    assert WriteFile().preview(WriteFile.Args(path="../x.txt", content="y"), ctx).outside
