@@ -100,9 +100,13 @@ def _register_subcommands() -> None:
     app.command("tools")(tools_cmd.tools)
 
 
+SUBCOMMANDS = ("config", "sessions", "tools")
+
+
 def run(args: list[str]) -> None:
     """Run the application on ``args``; never returns."""
-    _register_subcommands()
+    if args and args[0] in SUBCOMMANDS:  # their imports are skipped for a question
+        _register_subcommands()
     try:
         app(args=args, prog_name="ai", standalone_mode=True)
     except SwebashError as exc:  # raised by a subcommand

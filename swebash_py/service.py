@@ -27,11 +27,39 @@ def execute(invocation: Invocation) -> int:
             return run_repl(settings, invocation)
         raise UsageError("nothing to ask: give a question, or pipe some input")
     notes = [note] if piped and (note := piped.note()) else []
+    if invocation.explain:
+        from swebash_py.shell_helper import explain_question
+
+        invocation.no_tools = True
+        question = explain_question(question)
+    if invocation.shell_mode:
+        return run_shell_helper(settings, invocation, question, notes)
     return asyncio.run(run_oneshot(settings, invocation, question, notes))
 
 
+def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
+                     notes: list[str]) -> int:
+    """``-s``: one command from the model, then execute / edit / describe / abort."""
+    from swebash_py import shell_helper
+
+    invocation.no_tools = True
+    answer: list[str] = []
+    code = asyncio.run(run_oneshot(settings, invocation, shell_helper.shell_question(task),
+                                   notes, collect=answer))
+    command = shell_helper.extract_command("".join(answer))
+    if code or not command or not sys.stdin.isatty():
+        return code
+    choice, chosen = shell_helper.offer(command)
+    if choice == "describe":
+        return asyncio.run(run_oneshot(settings, invocation,
+                                       shell_helper.explain_question(command), []))
+    if choice == "execute" and chosen:
+        return shell_helper.execute(chosen)
+    return 0
+
+
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
-                      notes: list[str]) -> int:
+                      notes: list[str], collect: list[str] | None = None) -> int:
     """Answer one question, streaming; returns the exit code."""
     from swebash_py.session_wiring import open_session
 
@@ -46,6 +74,8 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             _show(renderer, event, invocation.json_output)
             if isinstance(event, TurnComplete):
                 code = EXIT_BY_STOP.get(event.stop_reason, 1)
+                if collect is not None:
+                    collect.append(event.text)
     finally:
         renderer.close()
         session.close()

@@ -1,0 +1,67 @@
+"""`ai -s "find files over 100MB"` and `ai --explain "tar -xzvf a.tgz"`.
+
+``-s`` asks the model for exactly one command, shows it, and offers to
+execute, edit (a pre-filled line), describe it, or abort. ``--explain``
+explains a command in a few lines. Neither offers tools to the model.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+SHELL_PROMPT = (
+    "Reply with exactly one shell command for {shell} that does the following, in a single "
+    "```sh fenced block, and nothing else. Task: {task}")
+EXPLAIN_PROMPT = (
+    "Explain this shell command in a few short lines: what it does, each flag that matters, "
+    "and any risk. Command: {command}")
+CHOICES = "[e]xecute / e[d]it / [D]escribe / [a]bort: "
+_FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.DOTALL)
+
+
+def user_shell() -> str:
+    return os.environ.get("SHELL") or "/bin/sh"
+
+
+def shell_question(task: str) -> str:
+    return SHELL_PROMPT.format(shell=os.path.basename(user_shell()), task=task)
+
+
+def explain_question(command: str) -> str:
+    return EXPLAIN_PROMPT.format(command=command)
+
+
+def extract_command(answer: str) -> str | None:
+    """The command in the answer's first fenced block (or the bare answer)."""
+    found = _FENCE.search(answer)
+    text = (found.group(1) if found else answer).strip()
+    return text or None
+
+
+def offer(command: str) -> tuple[str, str | None]:
+    """Ask on the terminal what to do; returns (choice, command to run)."""
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as out, \
+                open("/dev/tty", encoding="utf-8") as tty_in:
+            out.write(f"{command}\n{CHOICES}")
+            out.flush()
+            choice = tty_in.readline().strip()
+    except OSError:
+        return "abort", None
+    if choice in ("e", "execute", "y"):
+        return "execute", command
+    if choice in ("d", "edit"):
+        from prompt_toolkit import prompt
+
+        edited = prompt("edit> ", default=command).strip()
+        return ("execute", edited) if edited else ("abort", None)
+    if choice in ("D", "describe"):
+        return "describe", command
+    return "abort", None
+
+
+def execute(command: str) -> int:
+    """Run the command in the user's shell, attached to the terminal."""
+    return subprocess.call([user_shell(), "-c", command])
