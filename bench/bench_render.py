@@ -29,7 +29,9 @@ from swebash_py.events import BlockDelta, BlockStart, BlockStop, TurnComplete
 from swebash_py.render.console import Renderer
 
 WIDTH, HEIGHT, CHUNK = 100, 40, 4
-WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "parsing", "streamed", "tokens", "render", "markdown", "blocks", "function", "return", "value", "error", "config", "terminal"]
+WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while",
+         "parsing", "streamed", "tokens", "render", "markdown", "blocks", "function",
+         "return", "value", "error", "config", "terminal"]
 
 
 def answer(size: int, seed: int = 7) -> str:
@@ -54,7 +56,8 @@ def answer(size: int, seed: int = 7) -> str:
         elif kind == "list":
             part = "\n".join(f"- {sentence()}" for _ in range(rng.randint(2, 6)))
         elif kind == "code":
-            body = "\n".join(f"    x{i} = {rng.choice(WORDS)}({i})" for i in range(rng.randint(3, 12)))
+            body = "\n".join(f"    x{i} = {rng.choice(WORDS)}({i})"
+                             for i in range(rng.randint(3, 12)))
             part = f"```python\ndef f():\n{body}\n\n    return x0\n```"
         else:
             rows = "\n".join(f"| {rng.choice(WORDS)} | {rng.randint(1, 999)} |" for _ in range(4))
@@ -135,7 +138,8 @@ def main() -> None:
         results[f"pty {name}"] = min(to_pty(text) for _ in range(2))
     tmp.unlink(missing_ok=True)
     for key, seconds in results.items():
-        print(f"{key:10s} {seconds:7.3f} s  ({len(big if '80k' in key else small) // CHUNK} chunks)")
+        chunks = len(big if "80k" in key else small) // CHUNK
+        print(f"{key:10s} {seconds:7.3f} s  ({chunks} chunks)")
     print(f"pty/file 80k: {results['pty 80k'] / results['file 80k']:.2f}x (goal <= 1.5x)")
     print(f"pty/file 20k: {results['pty 20k'] / results['file 20k']:.2f}x")
     print(f"80k/20k file: {results['file 80k'] / results['file 20k']:.2f}x (goal <= 4.5x)")
