@@ -8,7 +8,7 @@ from typing import Any, Protocol, TextIO
 
 from swebash_py.config import Settings, load_settings
 from swebash_py.errors import UsageError
-from swebash_py.events import ErrorEvent, Notice, TurnComplete, TurnEvent
+from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnComplete, TurnEvent
 from swebash_py.invocation import Invocation
 from swebash_py.stdin_context import compose_question, read_piped
 
@@ -93,10 +93,13 @@ def _make_renderer(invocation: Invocation) -> Renderer:
 
 
 def _show(renderer: Renderer, event: TurnEvent, json_output: bool) -> None:
-    """Send an event to the renderer; in text mode errors go to stderr."""
+    """Send an event to the renderer; in text mode errors go to stderr, and
+    so does the one warning line for a call denied for want of a terminal."""
     if isinstance(event, ErrorEvent) and not json_output:
         _error_line(sys.stderr, event.message)
         return
+    if isinstance(event, ApprovalEvent) and event.by == "no-terminal" and not json_output:
+        _error_line(sys.stderr, f"warning: {event.tool} was not run: {event.reason}")
     renderer.handle(event)
 
 

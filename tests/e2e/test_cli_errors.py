@@ -119,3 +119,38 @@ def test_debug_shows_the_traceback(fake_provider: FakeProvider) -> None:
     result = run_ai("--debug", "-m", "openai/x", "--api-base", fake_provider.url, "hi")
     assert result.returncode == 1
     assert "Traceback" in result.stderr and "authentication failed" in result.stderr
+
+
+def test_no_terminal_denies_with_a_hint_and_one_warning(fake_provider: FakeProvider,
+                                                        workspace: Path) -> None:
+    import json
+
+    from tests.agent.helpers import sent_results
+    from tests.fakeprovider import ToolCall
+
+    args = json.dumps({"path": "note.txt", "content": "x"})
+    fake_provider.queue(Reply(tool_calls=[ToolCall("w1", "write_file", args)]),
+                        Reply(text="I could not write it."))
+    result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "write a note",
+                    cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert not (workspace / "note.txt").exists()
+    (sent,) = sent_results(fake_provider.requests[1])
+    assert sent[2] and "no terminal" in sent[1] and "--yes" in sent[1]
+    assert "write_file(" in sent[1]  # the allow rule that would cover it
+    warnings = [line for line in result.stderr.splitlines() if "warning:" in line]
+    assert len(warnings) == 1 and "write_file was not run" in warnings[0]
+
+
+def test_yes_runs_without_a_terminal(fake_provider: FakeProvider, workspace: Path) -> None:
+    import json
+
+    from tests.fakeprovider import ToolCall
+
+    args = json.dumps({"path": "note.txt", "content": "yes\n"})
+    fake_provider.queue(Reply(tool_calls=[ToolCall("w1", "write_file", args)]),
+                        Reply(text="Written."))
+    result = run_ai("-y", "-m", "openai/x", "--api-base", fake_provider.url, "write",
+                    cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "note.txt").read_text() == "yes\n"

@@ -1,0 +1,45 @@
+"""The no-import help and version answers stay true to the real command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from swebash_py import __version__
+from swebash_py.app import ask
+from swebash_py.helptext import TOP_LEVEL_HELP
+from tests.e2e.conftest import run_ai
+
+
+def test_static_help_lists_every_option_of_the_real_command() -> None:
+    import typer.main
+
+    command = typer.main.get_command_from_info(
+        typer.models.CommandInfo(callback=ask), pretty_exceptions_short=True,
+        rich_markup_mode=None)
+    options = {opt for param in command.params for opt in getattr(param, "opts", [])
+               if opt.startswith("-")}
+    missing = {opt for opt in options if opt not in TOP_LEVEL_HELP}
+    assert options and not missing, missing
+
+
+def test_version_and_help_exit_zero() -> None:
+    version = run_ai("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"swebash-py {__version__}"
+    helped = run_ai("--help")
+    assert helped.returncode == 0 and helped.stdout == TOP_LEVEL_HELP
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = ("import sys; from swebash_py.cli import main; main(['--help']); "
+            "heavy = [m for m in ('litellm', 'httpx', 'rich', 'typer', 'pydantic') "
+            "if m in sys.modules]; print(heavy, file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stderr.strip() == "[]"
+
+
+def test_python_dash_m_works() -> None:
+    result = subprocess.run([sys.executable, "-m", "swebash_py", "--version"],
+                            capture_output=True, text=True, check=True)
+    assert __version__ in result.stdout
