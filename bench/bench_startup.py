@@ -75,6 +75,33 @@ def main() -> None:
             print(f"one-shot peak RSS     {peak_rss_mib(question, env):7.1f} MiB (goal < 100)")
         finally:
             server.terminate()
+        for size in (20_000, 80_000):
+            long_answer(home, env, size, max(3, runs // 2))
+
+
+def markdown_answer(size: int) -> str:
+    """A deterministic Markdown answer of about ``size`` characters."""
+    parts, n = [], 0
+    while sum(map(len, parts)) < size:
+        n += 1
+        parts.append(f"## Step {n}\n\nRun the check, then read **line {n}** of the log.\n\n"
+                     f"```sh\ngrep -n 'error {n}' build.log | head\n```\n\n"
+                     f"- first point {n}\n- second point {n}\n\n")
+    return "".join(parts)[:size]
+
+
+def long_answer(home: str, env: dict[str, str], size: int, runs: int) -> None:
+    """The whole `ai` process writing a long answer to a file, vs the stdlib reader."""
+    script = Path(home) / f"long{size}.json"
+    script.write_text(json.dumps([{"text": markdown_answer(size), "chunk_size": 4}]))
+    server, url = start_server(script)
+    try:
+        ai = timed([AI, "-m", "openai/x", "--api-base", url, "write it"], runs, env)
+        reader = timed([sys.executable, str(HERE / "stdlib_reader.py"), url], runs, env)
+    finally:
+        server.terminate()
+    print(f"{size:,} chars in {size // 4:,} chunks to a file: ai {ai:.3f} s, "
+          f"stdlib reader {reader:.3f} s, ratio {ai / reader:.2f}x (goal <= 2x)")
 
 
 if __name__ == "__main__":

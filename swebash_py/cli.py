@@ -7,6 +7,7 @@ the typer application in ``swebash_py.app``.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from swebash_py import __version__
@@ -22,6 +23,9 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--help"], ["-h"]):
         sys.stdout.write(TOP_LEVEL_HELP)
         return
+    # pydantic scans every installed package's entry points for plugins at
+    # import (~10 ms); this program uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from swebash_py.app import run
 
     run(args)

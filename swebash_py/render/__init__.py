@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from swebash_py.render.console import Renderer
 from swebash_py.render.jsonl import JsonRenderer
 from swebash_py.render.plain import PlainRenderer
 from swebash_py.render.sanitize import neutralize
 
+if TYPE_CHECKING:
+    from swebash_py.render.console import Renderer
+
 __all__ = ["JsonRenderer", "PlainRenderer", "Renderer", "make_renderer", "neutralize"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Renderer`` (and with it rich's Markdown stack) loads only when used."""
+    if name == "Renderer":
+        from swebash_py.render.console import Renderer
+
+        return Renderer
+    raise AttributeError(name)
 
 
 def make_renderer(
@@ -30,4 +41,6 @@ def make_renderer(
         known = {"status", "show_usage", "result_lines"}
         return PlainRenderer(console, **{k: v for k, v in options.items() if k in known})
     options.pop("status", None)
+    from swebash_py.render.console import Renderer
+
     return Renderer(console, **options)

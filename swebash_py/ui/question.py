@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rich.console import Console, Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from swebash_py.agent.approval import PendingCall, Verdict
@@ -20,6 +19,8 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
     parts: list[RenderableType] = [
         Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), " wants to run:")]
     if preview.detail_kind == "command" and preview.detail:
+        from rich.syntax import Syntax  # pygments: only when a command is shown
+
         parts.append(Syntax(neutralize(preview.detail), "bash", word_wrap=True,
                             background_color="default"))
     elif preview.detail_kind == "diff" and preview.detail:
