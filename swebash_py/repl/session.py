@@ -19,10 +19,11 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.text import Text
 
+from swebash_py import shell_helper
 from swebash_py.agent.approval import PendingCall, Verdict
 from swebash_py.agent.permission import Answer, parse_answer
 from swebash_py.config import Settings
-from swebash_py.events import ErrorEvent
+from swebash_py.events import ErrorEvent, TurnComplete
 from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
 from swebash_py.render import make_renderer
@@ -144,6 +145,12 @@ class Repl:
         if line.startswith("!"):
             await self._guarded(self._shell(line[1:].strip()))
             return None
+        if line.startswith("??"):
+            await self._guarded(self._turn(shell_helper.explain_question(line[2:].strip())))
+            return None
+        if line.startswith("?"):
+            await self._guarded(self._suggest(line[1:].strip()))
+            return None
         await self._guarded(self._turn(line))
         return None
 
@@ -162,7 +169,7 @@ class Repl:
             loop.remove_signal_handler(signal.SIGINT)
             self._turn_task = None
 
-    async def _turn(self, text: str) -> None:
+    async def _turn(self, text: str, collect: list[str] | None = None) -> None:
         if self.pending_context:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
@@ -174,8 +181,26 @@ class Repl:
                     self.say(f"Error: {event.message}", "bold red")
                     continue
                 self.renderer.handle(event)
+                if collect is not None and isinstance(event, TurnComplete):
+                    collect.append(event.text)
         finally:
             self.renderer.close()
+
+    async def _suggest(self, task: str) -> None:
+        """`? task`: one command from the model, then execute / edit / describe / abort."""
+        answer: list[str] = []
+        await self._turn(shell_helper.shell_question(task), collect=answer)
+        command = shell_helper.extract_command("".join(answer))
+        if not command:
+            return
+        choice = (await self.question_prompt.prompt_async(shell_helper.CHOICES)).strip()
+        if choice in ("d", "edit"):
+            command = (await self.question_prompt.prompt_async("edit> ", default=command)).strip()
+            choice = "e" if command else "a"
+        if choice in ("e", "execute", "y"):
+            await self._shell(command)
+        elif choice in ("D", "describe"):
+            await self._turn(shell_helper.explain_question(command))
 
     async def _shell(self, command: str) -> None:
         if not command:

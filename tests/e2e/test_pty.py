@@ -158,3 +158,21 @@ def test_repl_approves_and_denies_commands(fake_provider: FakeProvider, spawn_ai
     assert not (workspace / "made-by-tool").exists()
     child.sendeof()
     assert finish(child) == 0
+
+
+def test_repl_question_mark_suggests_and_runs_a_command(fake_provider: FakeProvider,
+                                                         spawn_ai: Any) -> None:
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="```sh\necho repl-$((6*7))\n```"))
+    child.sendline("? print 42")
+    child.expect(r"\[a\]bort:")
+    child.sendline("e")
+    child.expect("repl-42")
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="It prints the answer."))
+    child.sendline("?? echo repl-42")
+    child.expect("It prints the answer.")
+    assert "Explain this shell command" in json.dumps(fake_provider.requests[-1].body)
+    child.sendline("/exit")
+    assert finish(child) == 0
