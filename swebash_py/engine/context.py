@@ -418,7 +418,9 @@ def shorten_blocks(msgs: list[Message], excess: int, counter: TokenCounter,
 INTERRUPTED = "interrupted: the session ended before this tool ran/finished"
 
 
-def _merge_same_role(msgs: list[Message]) -> list[Message]:
+def merge_same_role(msgs: list[Message]) -> list[Message]:
+    """Consecutive messages of one role merged into one (the wire formats want
+    user and assistant to alternate)."""
     out: list[Message] = []
     for m in msgs:
         if out and out[-1].role == m.role:
@@ -454,7 +456,7 @@ def repair(messages: list[Message]) -> list[Message]:
     dropped; the history starts with a user message. Untouched messages keep
     their identity (so token estimates stay cached).
     """
-    msgs = _merge_same_role([m for m in messages if m.blocks])
+    msgs = merge_same_role([m for m in messages if m.blocks])
     out: list[Message] = []
     for i, m in enumerate(msgs):
         if m.role == "assistant":
@@ -468,7 +470,7 @@ def repair(messages: list[Message]) -> list[Message]:
         fixed = _pair_results(m, uses)
         if fixed.blocks:
             out.append(fixed)
-    out = _merge_same_role(out)
+    out = merge_same_role(out)
     if out and out[0].role == "assistant":
         out.insert(0, Message.user("[Earlier conversation omitted]"))
     return out

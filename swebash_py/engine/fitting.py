@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from swebash_py.engine import modelinfo
-from swebash_py.engine.context import ContextManager, FitResult
+from swebash_py.engine.context import ContextManager, FitResult, merge_same_role
 from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.events import ProviderEvent, TextDelta
 from swebash_py.provider.base import ChatRequest, ToolSpec
@@ -89,23 +89,12 @@ class ContextFitter:
 
     async def _summarize(self, messages: list[Message]) -> str:
         conversation = [*messages, Message("user", [TextBlock(SUMMARY_INSTRUCTION)])]
-        request = ChatRequest(model=self._model(), messages=_merged(conversation),
+        request = ChatRequest(model=self._model(), messages=merge_same_role(conversation),
                               system="You write concise, factual summaries.",
                               max_tokens=SUMMARY_TOKENS, api_base=self._api_base())
         parts = [event.text async for event in self._stream(request)
                  if isinstance(event, TextDelta)]
         return "".join(parts).strip()
-
-
-def _merged(messages: list[Message]) -> list[Message]:
-    """Consecutive same-role messages merged (the instruction follows a user turn)."""
-    out: list[Message] = []
-    for message in messages:
-        if out and out[-1].role == message.role:
-            out[-1] = Message(message.role, [*out[-1].blocks, *message.blocks])
-        else:
-            out.append(Message(message.role, list(message.blocks)))
-    return out
 
 
 def make_fitter(settings: Any, runtime: Any) -> ContextFitter:
