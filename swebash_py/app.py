@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from swebash_py.app_names import SUBCOMMANDS
 from swebash_py.errors import SwebashError
 from swebash_py.helptext import TOP_LEVEL_HELP
 
@@ -75,21 +76,9 @@ def ask(
 
 
 def _run_guarded(invocation: Any) -> None:
-    from swebash_py.service import execute
+    from swebash_py.guarded import run_guarded
 
-    try:
-        code = execute(invocation)
-    except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
-        code = 130
-    except SwebashError as exc:
-        if invocation.debug:
-            import traceback
-
-            traceback.print_exc()
-        sys.stderr.write(f"ai: {exc}\n")
-        code = exc.exit_code
-    raise typer.Exit(code)
+    raise typer.Exit(run_guarded(invocation))
 
 
 def _register_subcommands() -> None:
@@ -98,9 +87,6 @@ def _register_subcommands() -> None:
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
-
-
-SUBCOMMANDS = ("config", "sessions", "tools")
 
 
 def run(args: list[str]) -> None:

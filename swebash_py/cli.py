@@ -26,6 +26,29 @@ def main(argv: list[str] | None = None) -> None:
     # pydantic scans every installed package's entry points for plugins at
     # import (~10 ms); this program uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if not _wants_typer(args):
+        sys.exit(_ask(args))
     from swebash_py.app import run
 
     run(args)
+
+
+def _wants_typer(args: list[str]) -> bool:
+    """Subcommands and help go to typer; questions take the fast parser."""
+    from swebash_py.app_names import SUBCOMMANDS
+
+    return bool(args) and (args[0] in SUBCOMMANDS or "-h" in args or "--help" in args)
+
+
+def _ask(args: list[str]) -> int:
+    """Parse a question's arguments and run it; returns the exit code."""
+    from swebash_py.errors import SwebashError
+    from swebash_py.fastargs import parse_question_args
+    from swebash_py.guarded import run_guarded
+
+    try:
+        invocation = parse_question_args(args)
+    except SwebashError as exc:
+        sys.stderr.write(f"ai: {exc}\nTry 'ai --help' for help.\n")
+        return exc.exit_code
+    return run_guarded(invocation)

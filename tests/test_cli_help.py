@@ -5,22 +5,58 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from swebash_py import __version__
 from swebash_py.app import ask
+from swebash_py.errors import UsageError
+from swebash_py.fastargs import build_parser, parse_question_args
 from swebash_py.helptext import TOP_LEVEL_HELP
 from tests.e2e.conftest import run_ai
 
 
-def test_static_help_lists_every_option_of_the_real_command() -> None:
+def typer_options() -> set[str]:
     import typer.main
 
     command = typer.main.get_command_from_info(
         typer.models.CommandInfo(callback=ask), pretty_exceptions_short=True,
         rich_markup_mode=None)
-    options = {opt for param in command.params for opt in getattr(param, "opts", [])
-               if opt.startswith("-")}
+    return {opt for param in command.params for opt in getattr(param, "opts", [])
+            if opt.startswith("-")}
+
+
+def test_static_help_lists_every_option_of_the_real_command() -> None:
+    options = typer_options()
     missing = {opt for opt in options if opt not in TOP_LEVEL_HELP}
     assert options and not missing, missing
+
+
+def test_the_fast_question_parser_takes_exactly_the_typer_options() -> None:
+    fast = {opt for action in build_parser()._actions for opt in action.option_strings}
+    assert fast == typer_options() - {"-h", "--help"}
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["why", "is", "it", "slow?"], {"question": "why is it slow?"}),
+    (["-m", "anthropic/claude-x", "hi", "--json"], {"model": "anthropic/claude-x",
+                                                    "json_output": True, "question": "hi"}),
+    (["-y", "do", "it"], {"approval": "yolo", "question": "do it"}),
+    (["--approval", "strict", "-c", "--no-tools", "--api-base", "http://x", "q"],
+     {"approval": "strict", "continue_last": True, "no_tools": True, "api_base": "http://x"}),
+    (["--session", "ab12", "-s", "find big files"], {"session": "ab12", "shell_mode": True}),
+    ([], {"question": ""}),
+])
+def test_fast_parser(argv: list[str], expected: dict[str, object]) -> None:
+    invocation = parse_question_args(argv)
+    for key, value in expected.items():
+        assert getattr(invocation, key) == value
+
+
+@pytest.mark.parametrize("argv", [["--approval", "sometimes", "q"], ["--frobnicate", "q"],
+                                  ["-m"]])
+def test_fast_parser_usage_errors(argv: list[str]) -> None:
+    with pytest.raises(UsageError):
+        parse_question_args(argv)
 
 
 def test_version_and_help_exit_zero() -> None:

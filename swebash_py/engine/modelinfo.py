@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from swebash_py.paths import data_dir
 
 DATA_FILE = "model_prices_and_context_window_backup.json"
 
@@ -51,18 +54,59 @@ def _data_path() -> Path | None:
     return None
 
 
+_PRICE_KEYS = ("input_cost_per_token", "output_cost_per_token",
+               "cache_read_input_token_cost", "cache_creation_input_token_cost")
+FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", *_PRICE_KEYS,
+          *(f"{key}_above_200k_tokens" for key in _PRICE_KEYS))
+
+
 @cache
 def model_map() -> dict[str, dict[str, Any]]:
-    """The bundled map (loaded once); empty when litellm or its file is missing."""
+    """The bundled map (loaded once); empty when litellm or its file is missing.
+
+    Parsing the whole bundled file costs ~30 ms per process; a slim copy with
+    only the fields we read is cached in the data directory, keyed on the
+    bundled file's size and mtime, so later runs parse a tenth of it.
+    """
     path = _data_path()
     if path is None:
         return {}
+    try:
+        stat = path.stat()
+    except OSError:
+        return {}
+    slim_path = data_dir() / "cache" / f"models-{stat.st_size}-{stat.st_mtime_ns}.json"
+    try:
+        return dict(json.loads(slim_path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass
+    slim = _slim(_load_full(path))
+    _write_quietly(slim_path, json.dumps(slim, separators=(",", ":")))
+    return slim
+
+
+def _load_full(path: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     data.pop("sample_spec", None)
     return {k: v for k, v in data.items() if isinstance(v, dict)}
+
+
+def _slim(full: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {name: {f: entry[f] for f in FIELDS if f in entry} for name, entry in full.items()}
+
+
+def _write_quietly(path: Path, text: str) -> None:
+    """Write a cache file atomically; a cache that cannot be written is skipped."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
 
 
 def _candidates(model: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,21 @@ def test_does_not_import_litellm() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60)
     assert out.stdout.strip() == "False"
+
+
+def test_slim_cache_is_written_then_used_with_the_same_answers(isolated: Path) -> None:
+    from swebash_py.engine import modelinfo
+
+    modelinfo.model_map.cache_clear()
+    fresh = modelinfo.model_map()
+    cached_files = list((isolated / "data" / "cache").glob("models-*.json"))
+    assert len(cached_files) == 1
+    full = modelinfo._load_full(modelinfo._data_path())  # type: ignore[arg-type]
+    assert fresh["gpt-4o"] == {k: v for k, v in full["gpt-4o"].items() if k in modelinfo.FIELDS}
+    modelinfo.model_map.cache_clear()
+    cached_files[0].write_text('{"gpt-4o": {"max_input_tokens": 1234}}')  # prove it is read
+    assert modelinfo.context_window("openai/gpt-4o") == 1234
+    modelinfo.model_map.cache_clear()
+    cached_files[0].write_text("not json")  # a broken cache is rebuilt, not trusted
+    assert modelinfo.context_window("openai/gpt-4o") == full["gpt-4o"]["max_input_tokens"]
+    modelinfo.model_map.cache_clear()

@@ -1,0 +1,3 @@
+"""Names shared by both argument parsers, importable for nothing."""
+
+SUBCOMMANDS = ("config", "sessions", "tools")

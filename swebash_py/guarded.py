@@ -1,0 +1,26 @@
+"""Running an invocation with the contract's error handling: one line for
+errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+from swebash_py.errors import SwebashError
+from swebash_py.invocation import Invocation
+
+
+def run_guarded(invocation: Invocation) -> int:
+    """Execute ``invocation``; returns the exit code."""
+    from swebash_py.service import execute
+
+    try:
+        return execute(invocation)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+    except SwebashError as exc:
+        if invocation.debug:
+            traceback.print_exc()
+        sys.stderr.write(f"ai: {exc}\n")
+        return exc.exit_code
