@@ -81,7 +81,9 @@ class BlockSplitter:
         if "\r" in chunk:
             chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
         start = len(self._tail)
-        self._tail += chunk
+        tail, self._tail = self._tail, ""
+        tail += chunk  # a lone reference: CPython grows it in place (linear total)
+        self._tail = tail
         if "\n" not in chunk or not self._worth_parsing(start):
             return []
         return self._settle(final=False)

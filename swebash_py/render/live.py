@@ -2,14 +2,15 @@
 
 Everything printed through ``LiveArea.print`` lands above the region in normal
 scrollback; the region itself (a markdown preview, spinners) is erased when it
-stops. Refreshes are throttled to ``max_fps``; a small ticker thread animates
-spinners and shows a preview the throttle held back. All drawing happens under
-the owner's lock (always taken before rich's own locks, so no deadlock).
+stops. Refreshes are throttled to ``max_fps`` (fewer when a redraw is slow); a
+small ticker thread animates spinners and shows a preview the throttle held back.
+All drawing happens under the owner's lock (always taken before rich's own locks, so no deadlock).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -58,7 +59,7 @@ class LiveArea:
         self._live: Live | None = None
         self._view = _View(parts)
         self._last = float("-inf")
-        self._dirty = False
+        self._gap = self._interval
         self._suspended = 0
         self._stop_tick = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -77,11 +78,8 @@ class LiveArea:
             return
         if self._live is None:
             self._start()
-        now = self._clock()
-        if force or now - self._last >= self._interval:
-            self._refresh(now)
-        else:
-            self._dirty = True
+        if force or self._clock() - self._last >= self._gap:
+            self._refresh()
 
     def stop(self) -> None:
         """Erase the region and stop drawing until the next ``update``."""
@@ -123,11 +121,13 @@ class LiveArea:
             self._ticker = threading.Thread(target=self._run_ticker, daemon=True)
             self._ticker.start()
 
-    def _refresh(self, now: float) -> None:
+    def _refresh(self) -> None:
+        started = time.perf_counter()
         if self._live is not None:
             self._live.refresh()
-        self._last = now
-        self._dirty = False
+        # A slow redraw (a big preview) must not eat the stream: wait 3x its cost.
+        self._gap = max(self._interval, 3 * (time.perf_counter() - started))
+        self._last = self._clock()
 
     def _run_ticker(self) -> None:
         stop = self._stop_tick
@@ -136,9 +136,8 @@ class LiveArea:
             with self._lock:
                 if stop.is_set() or self._live is None:
                     return
-                now = self._clock()
-                if now - self._last >= self._interval:
-                    self._refresh(now)
+                if self._clock() - self._last >= self._gap:
+                    self._refresh()
 
     def _stop_ticker(self) -> None:
         # Not joined: the ticker may be waiting for the lock our caller holds; it

@@ -7,8 +7,6 @@ from rich.markdown import Markdown
 
 from swebash_py.render.blocks import Block, BlockSplitter
 
-PREVIEW_CHARS = 6000  # the preview renders at most this much of a long unsettled tail
-
 
 class MarkdownStream:
     """One text block of the answer, rendered incrementally on ``console``."""
@@ -47,15 +45,35 @@ class MarkdownStream:
 
 
 class TailPreview:
-    """The unsettled tail as markdown, cut to its end when it is long."""
+    """The unsettled tail as markdown; only its last screenful when it is long."""
 
     def __init__(self, tail: str, open_fence: bool, code_theme: str) -> None:
-        if len(tail) > PREVIEW_CHARS:
-            opener = tail[: tail.find("\n") + 1] if open_fence else ""
-            cut = tail.find("\n", len(tail) - PREVIEW_CHARS) + 1
-            tail = opener + tail[cut:]
         self._tail = tail
+        self._open_fence = open_fence
         self._code_theme = code_theme
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Markdown(self._tail, code_theme=self._code_theme)
+        text = screenful(self._tail, console.height, console.height * options.max_width,
+                         self._open_fence)
+        yield Markdown(text, code_theme=self._code_theme)
+
+
+def screenful(tail: str, max_lines: int, max_chars: int, open_fence: bool) -> str:
+    """The end of ``tail``: at most ``max_lines`` lines and about ``max_chars`` chars.
+
+    Costs O(what is kept), not O(len(tail)). An open fence keeps its opening line
+    so the kept lines still render as code.
+    """
+    start = len(tail)
+    for _ in range(max_lines):
+        start = tail.rfind("\n", max(0, len(tail) - max_chars), start - 1)
+        if start < 0:
+            break
+    if start <= 0:
+        start = 0 if len(tail) <= max_chars else len(tail) - max_chars
+        if start == 0:
+            return tail
+    else:
+        start += 1
+    opener = tail[: tail.find("\n", 0, 200) + 1] if open_fence else ""
+    return opener + tail[start:]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
@@ -20,8 +20,6 @@ from rich.console import Console
 from rich.text import Text
 
 from swebash_py import shell_helper
-from swebash_py.agent.approval import PendingCall, Verdict
-from swebash_py.agent.permission import Answer, parse_answer
 from swebash_py.config import Settings
 from swebash_py.events import ErrorEvent, TurnComplete
 from swebash_py.invocation import Invocation
@@ -30,8 +28,11 @@ from swebash_py.render import make_renderer
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, run_shell
-from swebash_py.session_wiring import open_session
-from swebash_py.ui.question import PROMPT, question_renderable
+
+if TYPE_CHECKING:
+    from swebash_py.agent.approval import PendingCall, Verdict
+    from swebash_py.agent.permission import Answer
+    from swebash_py.session_wiring import Session
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
@@ -64,13 +65,27 @@ class Repl:
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
-        self.session = open_session(settings, invocation, asker=self._ask, use_tty=False,
-                                    on_notice=lambda note: self.say(note, "dim"))
+        self._session: Session | None = None
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
         self._turn_task: asyncio.Task[None] | None = None
 
     # -- shortcuts used by the slash commands ---------------------------------
+
+    @property
+    def session(self) -> Session:
+        """The stored session and runtime, built on first use (the prompt comes first)."""
+        if self._session is None:
+            from swebash_py.session_wiring import open_session
+
+            self._session = open_session(self.settings, self.invocation, asker=self._ask,
+                                         use_tty=False,
+                                         on_notice=lambda note: self.say(note, "dim"))
+        return self._session
+
+    def _warm_up(self) -> None:
+        """Build the session while the user reads the prompt (keys are buffered)."""
+        _ = self.session
 
     @property
     def runtime(self) -> Any:
@@ -117,11 +132,13 @@ class Repl:
     # -- the loop ---------------------------------------------------------------
 
     async def run(self) -> int:
-        route = self.runtime.client.route_for(self.agent.options.model,
-                                              self.agent.options.api_base)
-        if route.backend == "litellm":
+        from swebash_py.provider.routing import route
+
+        model = self.settings.resolved_model
+        if route(model, self.settings.api_base, self.settings.backend).backend == "litellm":
             self.preload_litellm()
-        self.say(f"swebash · {self.agent.options.model} · /help for commands", "dim")
+        self.say(f"swebash · {model} · /help for commands", "dim")
+        asyncio.get_running_loop().call_later(0.05, self._warm_up)
         try:
             while True:
                 try:
@@ -134,7 +151,8 @@ class Repl:
                 if await self._dispatch(line.strip()) is EXIT:
                     break
         finally:
-            self.session.close()
+            if self._session is not None:
+                self._session.close()
         return 0
 
     async def _dispatch(self, line: str) -> object:
@@ -212,7 +230,11 @@ class Repl:
         self.pending_context.append(as_context(command, code, output))
         self.say("(output attached to your next question)", "dim")
 
-    async def _ask(self, pending: PendingCall, verdict: Verdict, rule: list[str] | None) -> Answer:
+    async def _ask(self, pending: PendingCall, verdict: Verdict,
+                   rule: list[str] | None) -> Answer:
+        from swebash_py.agent.permission import Answer, parse_answer
+        from swebash_py.ui.question import PROMPT, question_renderable
+
         with self.renderer.suspend():
             self.console.print(question_renderable(pending, verdict, rule))
             try:
@@ -227,6 +249,9 @@ class Repl:
         return "swebash> "
 
     def _toolbar(self) -> HTML:
+        if self._session is None:
+            return HTML(f" {self.settings.resolved_model} · session new"
+                        f" · approval {self.settings.approval} ")
         agent = self.agent
         session = self.recorder.session_id or "new"
         fraction = self.fitter.usage_fraction() if self.fitter else None

@@ -212,3 +212,13 @@ def test_live_preview_appears_and_is_erased() -> None:
     r.handle(BlockDelta(index=0, kind="text", text="** words\n"))
     r.handle(BlockStop(index=0, kind="text"))
     assert screen_of(output(console)) == screen_of(whole_render("partial **bold** words\n"))
+
+
+def test_preview_keeps_only_the_last_screenful() -> None:
+    from swebash_py.render.markdown_stream import screenful
+
+    fence = "```py\n" + "".join(f"l{i}\n" for i in range(100))
+    assert screenful(fence, 3, 1000, True) == "```py\nl97\nl98\nl99\n"
+    assert screenful("a\nb\nc", 2, 100, False) == "b\nc"
+    assert screenful("short\n", 10, 100, False) == "short\n"
+    assert screenful("x" * 50, 5, 10, False) == "x" * 10
