@@ -38,6 +38,7 @@ class Verdict:
     by: Literal["mode", "rule", "user", "hook", "no-terminal"] = "mode"
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
+    instruction: str = ""  # what the user typed instead of yes/no, for the model
 
 
 class Approver(Protocol):

@@ -238,8 +238,10 @@ def _full_if_cut(full: str, sent: str) -> str | None:
 
 
 def _denial_text(verdict: Verdict) -> str:
-    if verdict.by == "user" and verdict.reason:
-        return f"denied by the user, who said instead: {verdict.reason}"
+    if verdict.instruction:
+        return f"denied by the user, who said instead: {verdict.instruction}"
+    if verdict.by == "user":
+        return "denied by the user"
     return f"denied: {verdict.reason or 'not allowed'}"
 
 

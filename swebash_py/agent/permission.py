@@ -78,7 +78,8 @@ class PolicyApprover:
                 remembered.add(self.workspace, each)
             return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}")
         if answer.kind == "instruction":
-            return Verdict("deny", "user", answer.text)
+            return Verdict("deny", "user", f"the user said instead: {answer.text}",
+                           instruction=answer.text)
         return Verdict("deny", "user", "the user said no")
 
     def _no_terminal_reason(self, pending: PendingCall) -> str:

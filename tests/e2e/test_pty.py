@@ -63,7 +63,8 @@ def test_deny_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Pat
     assert finish(child) == 0
     assert not (workspace / "note.txt").exists()
     (result,) = sent_results(fake_provider.requests[1])
-    assert result[2] and "denied" in result[1]
+    assert result[2] and result[1].endswith("denied by the user")
+    assert "said instead" not in result[1]
 
 
 def test_an_instruction_instead_reaches_the_model(fake_provider: FakeProvider, spawn_ai: Any,
@@ -76,7 +77,7 @@ def test_an_instruction_instead_reaches_the_model(fake_provider: FakeProvider, s
     assert finish(child) == 0
     assert not (workspace / "note.txt").exists()
     (result,) = sent_results(fake_provider.requests[1])
-    assert "call it notes.md instead" in result[1]
+    assert result[1].endswith("denied by the user, who said instead: call it notes.md instead")
 
 
 def test_always_is_remembered_for_the_next_run(fake_provider: FakeProvider, spawn_ai: Any,
