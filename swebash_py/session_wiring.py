@@ -9,7 +9,7 @@ from typing import Any
 from swebash_py.agent.permission import Asker, PolicyApprover
 from swebash_py.agent.rules import RuleSet
 from swebash_py.config import Settings
-from swebash_py.engine.messages import Block
+from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import ConfigError, SwebashError
 from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
@@ -25,15 +25,26 @@ class StoreRecorder:
         self.cwd = cwd
         self.session_id = session_id
         self._turn_id: Any = None
+        self._last_turn_id: Any = store.last_turn_id(session_id) if session_id else None
 
     def begin_turn(self, user_text: str) -> None:
         if self.session_id is None:
             self.session_id = self.store.create_session(self.model, self.cwd)
-        self._turn_id = self.store.begin_turn(self.session_id, user_text)
+        self._turn_id = self._last_turn_id = self.store.begin_turn(self.session_id, user_text)
 
     def add_block(self, block: Block) -> None:
         if self._turn_id is not None:
             self.store.add_block(self._turn_id, block)
+
+    def checkpoint(self, messages: list[Message]) -> None:
+        """Persist a compacted history, so resuming does not compact again."""
+        if self._last_turn_id is not None:
+            self.store.add_checkpoint(self._last_turn_id, messages)
+
+    def resume(self, session_id: str | None) -> None:
+        self.session_id = session_id
+        self._turn_id = None
+        self._last_turn_id = self.store.last_turn_id(session_id) if session_id else None
 
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None:
         if self._turn_id is not None:

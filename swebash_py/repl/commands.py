@@ -121,6 +121,7 @@ class SlashCommands:
         tools = self.repl.runtime.registry.specs()
         messages, note = await fitter.compact(agent.options.system, agent.history, tools)
         agent.history[:] = messages
+        self.repl.recorder.checkpoint(agent.history)
         self.repl.say(note or "compacted", "dim")
 
     async def cmd_cost(self, _arg: str) -> None:

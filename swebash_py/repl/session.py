@@ -116,12 +116,12 @@ class Repl:
 
     def new_session(self) -> None:
         self.agent.history.clear()
-        self.recorder.session_id = None
+        self.recorder.resume(None)
         self.agent.options.session_id = None
 
     def resume(self, session_id: str) -> None:
         self.agent.history[:] = self.store.load_messages(session_id)
-        self.recorder.session_id = session_id
+        self.recorder.resume(session_id)
         self.agent.options.session_id = session_id
 
     def preload_litellm(self) -> None:

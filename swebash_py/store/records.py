@@ -8,6 +8,8 @@ from typing import Any
 
 from swebash_py.engine.messages import (
     Block,
+    Message,
+    Role,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
@@ -104,3 +106,22 @@ def parse_json(raw: str | None) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def messages_to_json(messages: list[Message]) -> str:
+    """A history as JSON rows (secrets redacted), for a checkpoint."""
+    rows = [{"role": m.role, "blocks": [list(block_to_row(b)) for b in m.blocks]}
+            for m in messages]
+    return json.dumps(rows, ensure_ascii=False)
+
+
+def messages_from_json(raw: str) -> list[Message]:
+    """The history a checkpoint stored (invalid rows are skipped)."""
+    out: list[Message] = []
+    for row in json.loads(raw):
+        role: Role = "assistant" if row.get("role") == "assistant" else "user"
+        blocks = [row_to_block(kind, text, parse_json(meta))
+                  for kind, text, meta in row.get("blocks", [])]
+        if blocks:
+            out.append(Message(role, blocks))
+    return out

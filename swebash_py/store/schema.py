@@ -56,7 +56,21 @@ CREATE INDEX sessions_updated ON sessions(updated DESC);
 CREATE INDEX sessions_cwd ON sessions(cwd, updated DESC);
 """
 
-MIGRATIONS: list[str] = [V1, V2]
+# v3: compaction checkpoints. The history up to block ``block_seq`` of turn
+# ``turn_id`` is ``messages`` (JSON, secrets redacted); loading starts there.
+V3 = """
+CREATE TABLE checkpoints (
+    id         INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    turn_id    INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    block_seq  INTEGER NOT NULL,
+    messages   TEXT NOT NULL,
+    created    REAL NOT NULL
+);
+CREATE INDEX checkpoints_session ON checkpoints(session_id, id DESC);
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

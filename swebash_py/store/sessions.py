@@ -30,6 +30,8 @@ from swebash_py.store.records import (
     TurnRecord,
     block_to_row,
     make_title,
+    messages_from_json,
+    messages_to_json,
     parse_json,
 )
 from swebash_py.store.schema import connect
@@ -204,19 +206,43 @@ class Store:
                                                     parse_json(_str(r[11])), float(r[12])))
         return turns
 
+    def add_checkpoint(self, turn_id: int, messages: list[Message]) -> None:
+        """Record that the history, as of now in turn ``turn_id``, is ``messages``
+        (a compaction replaced it); ``load_messages`` starts from the latest one."""
+        now, raw = time.time(), messages_to_json(messages)
+        with self._write() as db:
+            db.execute("INSERT INTO checkpoints (session_id, turn_id, block_seq, messages,"
+                       " created) SELECT session_id, id, (SELECT COALESCE(MAX(seq), 0)"
+                       " FROM turn_blocks WHERE turn_id = ?), ?, ? FROM turns WHERE id = ?",
+                       (turn_id, raw, now, turn_id))
+
+    def last_turn_id(self, session_id: str) -> int | None:
+        rows = self._read("SELECT id FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
+                          (session_id,))
+        return int(rows[0][0]) if rows else None
+
     def load_messages(self, session_id: str) -> list[Message]:
-        """The provider-neutral history of the session, repaired to be valid."""
+        """The provider-neutral history of the session, repaired to be valid:
+        the latest compaction checkpoint, then what was recorded after it."""
         msgs: list[Message] = []
+        start_seq, start_turn, after_block = 0, None, 0
+        checkpoint = self._read(
+            "SELECT c.messages, c.turn_id, c.block_seq, t.seq FROM checkpoints c"
+            " JOIN turns t ON t.id = c.turn_id WHERE c.session_id = ?"
+            " ORDER BY c.id DESC LIMIT 1", (session_id,))
+        if checkpoint:
+            raw, start_turn, after_block, start_seq = checkpoint[0]
+            msgs = messages_from_json(str(raw))
         for turn in self.turns(session_id):
-            if turn.user_text:
+            if turn.seq < start_seq:
+                continue
+            resumed_here = turn.id == start_turn
+            if turn.user_text and not resumed_here:
                 msgs.append(Message.user(turn.user_text))
-            for rec in turn.blocks:
-                block = rec.to_block()
-                role: Role = "user" if isinstance(block, ToolResultBlock) else "assistant"
-                if msgs and msgs[-1].role == role:
-                    msgs[-1].blocks.append(block)
-                else:
-                    msgs.append(Message(role, [block]))
+            for seq, rec in enumerate(turn.blocks, start=1):
+                if resumed_here and seq <= after_block:
+                    continue
+                _append_block(msgs, rec.to_block())
         return repair(msgs)
 
     def session_usage(self, session_id: str) -> SessionUsage:
@@ -238,6 +264,14 @@ class Store:
         if fmt == "json":
             return exporter.to_json(info, turns)
         return exporter.to_markdown(info, turns)
+
+
+def _append_block(msgs: list[Message], block: Block) -> None:
+    role: Role = "user" if isinstance(block, ToolResultBlock) else "assistant"
+    if msgs and msgs[-1].role == role:
+        msgs[-1].blocks.append(block)
+    else:
+        msgs.append(Message(role, [block]))
 
 
 def _info(row: Any) -> SessionInfo:

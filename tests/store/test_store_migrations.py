@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from swebash_py.store import Store
-from swebash_py.store.schema import SCHEMA_VERSION, V1, migrate
+from swebash_py.store.schema import SCHEMA_VERSION, V1, V2, migrate
 
 
 def columns(db: Path, table: str) -> set[str]:
@@ -18,9 +18,10 @@ def test_empty_database_gets_the_current_schema(tmp_path: Path) -> None:
     db = tmp_path / "new" / "sessions.db"
     Store(db).close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert {"input_tokens", "output_tokens", "cost", "stop_reason"} <= columns(db, "turns")
+    assert {"turn_id", "block_seq", "messages"} <= columns(db, "checkpoints")
     Store(db).close()  # opening again is a no-op
 
 
@@ -59,3 +60,24 @@ def test_migrate_stops_at_target_and_resumes(tmp_path: Path) -> None:
     migrate(conn)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+
+
+def test_previous_schema_v2_is_upgraded_and_keeps_its_data(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.executescript(V1 + V2 + "PRAGMA user_version = 2;")
+    conn.executescript("""
+        INSERT INTO sessions VALUES ('feed0001', 'v2 one', 1.0, 2.0, 'gpt-4o', '/w');
+        INSERT INTO turns (id, session_id, seq, user_text, created, input_tokens)
+            VALUES (1, 'feed0001', 1, 'question', 1.0, 42);
+        INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)
+            VALUES (1, 1, 'text', 'answer', NULL, 1.5);
+    """)
+    conn.close()
+    assert "turn_id" not in columns(db, "checkpoints")
+    with Store(db) as store:
+        assert [m.text for m in store.load_messages("feed0001")] == ["question", "answer"]
+        assert store.session_usage("feed0001").input_tokens == 42
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert "block_seq" in columns(db, "checkpoints")

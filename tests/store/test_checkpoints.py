@@ -1,0 +1,83 @@
+"""Compaction checkpoints: resuming starts from the compacted history plus
+whatever was recorded after it, so a long session is not summarised again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from swebash_py.engine.fitting import ContextFitter
+from swebash_py.engine.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from swebash_py.provider.client import ProviderClient
+from swebash_py.provider.retry import RetryPolicy
+from swebash_py.session_wiring import StoreRecorder
+from swebash_py.store import Store
+from tests.agent.helpers import make_agent, run
+from tests.agent.scripted_tools import Journal
+from tests.fakeprovider import FakeProvider, Reply
+
+
+def texts(messages: list[Message]) -> list[str]:
+    out = []
+    for m in messages:
+        for b in m.blocks:
+            out.append(getattr(b, "text", None) or getattr(b, "content", None)
+                       or getattr(b, "arguments", ""))
+    return out
+
+
+def test_load_starts_at_the_latest_checkpoint(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        sid = store.create_session("m", "/w")
+        t1 = store.begin_turn(sid, "old question")
+        store.add_block(t1, TextBlock("old answer"))
+        t2 = store.begin_turn(sid, "current question")
+        store.add_block(t2, ToolUseBlock("c1", "read_file", '{"path": "a"}'))
+        store.add_block(t2, ToolResultBlock("c1", "read_file", "contents of a"))
+        compacted = [Message.user("[Summary] old stuff\n\ncurrent question"),
+                     Message("assistant", [ToolUseBlock("c1", "read_file", '{"path": "a"}')]),
+                     Message("user", [ToolResultBlock("c1", "read_file", "contents of a")])]
+        store.add_checkpoint(t2, compacted)
+        store.add_block(t2, TextBlock("answer after the checkpoint"))
+        t3 = store.begin_turn(sid, "next question")
+        store.add_block(t3, TextBlock("next answer"))
+        loaded = store.load_messages(sid)
+    assert texts(loaded) == ["[Summary] old stuff\n\ncurrent question", '{"path": "a"}',
+                             "contents of a", "answer after the checkpoint",
+                             "next question", "next answer"]
+    assert "old question" not in texts(loaded)
+
+
+def test_checkpoints_are_redacted(tmp_path: Path) -> None:
+    secret = "sk-ant-api03-" + "x" * 40
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        sid = store.create_session("m", "/w")
+        turn = store.begin_turn(sid, "q")
+        store.add_checkpoint(turn, [Message.user(f"my key is {secret}")])
+        assert secret not in texts(store.load_messages(sid))[0]
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert secret.encode() not in data
+
+
+async def test_a_compaction_in_the_loop_is_what_a_resume_loads(fake_provider: FakeProvider,
+                                                               tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.db")
+    agent = make_agent(fake_provider, "openai", Journal())
+    recorder = StoreRecorder(store, "openai/test-model", "/w", None)
+    agent._recorder = recorder
+    fake_provider.queue(*[Reply(text=f"answer {i}: " + "words " * 60) for i in range(40)])
+    for i in range(40):
+        await run(agent, f"question {i}: " + "details " * 60)
+    client = ProviderClient("direct", policy=RetryPolicy(max_retries=0))
+    agent._fitter = ContextFitter(lambda: agent.options.model, client.stream,
+                                  context_window=10_000, max_tokens=500,
+                                  api_base=lambda: fake_provider.url)
+    fake_provider.repeat_last = True
+    fake_provider.queue(Reply(text="SUMMARY of forty questions."))
+    await run(agent, "and now?")
+    assert recorder.session_id is not None
+    loaded = store.load_messages(recorder.session_id)
+    assert texts(loaded) == texts(agent.history)
+    assert any("SUMMARY of forty questions." in t for t in texts(loaded))
+    assert not any(t.startswith("question 0:") for t in texts(loaded))
+    store.close()
