@@ -129,7 +129,18 @@ class SlashCommands:
         if session_id is None:
             self.repl.say("no tokens used yet", "dim")
             return
+        for turn in self.repl.store.turns(session_id):
+            self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in, "
+                          f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
         cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
         self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
                       f"{usage.output_tokens:,} out, cost {cost}")
+
+
+def format_cost(cost: float | None, turn: object) -> str:
+    """'$0.0012', or 'cost unknown' when tokens were used at an unknown price."""
+    if cost is not None:
+        return f"${cost:.4f}"
+    used = getattr(turn, "input_tokens", 0) or getattr(turn, "output_tokens", 0)
+    return "cost unknown" if used else "$0.0000"
