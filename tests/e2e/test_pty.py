@@ -230,3 +230,26 @@ def test_ai_tools_lists_every_tool_with_its_confirmation() -> None:
                  "run_command", "web_search"):
         assert name in result.stdout
     assert "approval mode: ask" in result.stdout
+
+
+def test_repl_compact_summarises_and_the_summary_is_used(fake_provider: FakeProvider,
+                                                          spawn_ai: Any) -> None:
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("/compact")
+    child.expect("nothing to compact yet")
+    for i in range(3):
+        fake_provider.queue(Reply(text=f"Answer number {i}."))
+        child.sendline(f"question number {i}")
+        child.expect(f"Answer number {i}.")
+    fake_provider.queue(Reply(text="SUMMARY: three questions were answered."))
+    child.sendline("/compact")
+    child.expect("(?i)compact")
+    fake_provider.queue(Reply(text="Fine."))
+    child.sendline("what next?")
+    child.expect("Fine.")
+    last = json.dumps(fake_provider.requests[-1].body)
+    assert "SUMMARY: three questions were answered." in last
+    assert "question number 0" not in last
+    child.sendline("/exit")
+    assert finish(child) == 0
