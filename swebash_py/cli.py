@@ -51,4 +51,9 @@ def _ask(args: list[str]) -> int:
     except SwebashError as exc:
         sys.stderr.write(f"ai: {exc}\nTry 'ai --help' for help.\n")
         return exc.exit_code
+    if not invocation.question and not (invocation.json_output or invocation.shell_mode
+                                        or invocation.explain):
+        from swebash_py import early_prompt
+
+        early_prompt.show()  # the REPL, most likely: be visibly ready at once
     return run_guarded(invocation)

@@ -20,6 +20,9 @@ def run_guarded(invocation: Invocation) -> int:
         sys.stderr.write("\ninterrupted\n")
         return 130
     except SwebashError as exc:
+        from swebash_py import early_prompt
+
+        early_prompt.hand_over()
         if invocation.debug:
             traceback.print_exc()
         sys.stderr.write(f"ai: {exc}\n")

@@ -25,6 +25,9 @@ def execute(invocation: Invocation) -> int:
             from swebash_py.repl.session import run_repl
 
             return run_repl(settings, invocation)
+        from swebash_py import early_prompt
+
+        early_prompt.hand_over()
         raise UsageError("nothing to ask: give a question, or pipe some input")
     notes = [note] if piped and (note := piped.note()) else []
     if invocation.explain:

@@ -134,11 +134,13 @@ class Repl:
     # -- the loop ---------------------------------------------------------------
 
     async def run(self) -> int:
+        from swebash_py import early_prompt
         from swebash_py.provider.routing import route
 
         model = self.settings.resolved_model
         if route(model, self.settings.api_base, self.settings.backend).backend == "litellm":
             self.preload_litellm()
+        early_prompt.hand_over()
         self.say(f"swebash · {model} · /help for commands", "dim")
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
         try:

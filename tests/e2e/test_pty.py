@@ -253,3 +253,27 @@ def test_repl_compact_summarises_and_the_summary_is_used(fake_provider: FakeProv
     assert "question number 0" not in last
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+def test_typing_ahead_of_the_full_prompt_is_kept(fake_provider: FakeProvider,
+                                                 spawn_ai: Any) -> None:
+    fake_provider.queue(Reply(text="Got your early words."))
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")  # the plain prompt, drawn before the heavy imports
+    child.sendline("typed before prompt-toolkit was ready")
+    child.expect("Got your early words.")
+    assert "typed before prompt-toolkit was ready" in json.dumps(fake_provider.requests[0].body)
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_at_the_early_prompt_does_not_exit(fake_provider: FakeProvider,
+                                                  spawn_ai: Any) -> None:
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendcontrol("c")
+    child.expect("/help for commands")  # the full prompt still arrives
+    child.expect("swebash>")
+    assert child.isalive()
+    child.sendline("/exit")
+    assert finish(child) == 0
