@@ -90,9 +90,13 @@ def _make_renderer(invocation: Invocation) -> Renderer:
         from swebash_py.render.jsonl import JsonRenderer
 
         return JsonRenderer(sys.stdout)
+    from rich.console import Console
+
     from swebash_py.render import make_renderer
 
-    return make_renderer()
+    # In plain mode (output piped or redirected) tool lines and notes go to
+    # stderr, so `ai "q" > answer.md` holds only the answer.
+    return make_renderer(status=Console(stderr=True))
 
 
 def _show(renderer: Renderer, event: TurnEvent, json_output: bool) -> None:

@@ -12,31 +12,31 @@ MAX_STDIN_CHARS = 200_000
 @dataclass
 class PipedInput:
     text: str
-    total_chars: int
-
-    @property
-    def cut(self) -> bool:
-        return self.total_chars > len(self.text)
+    cut: bool = False
 
     def note(self) -> str | None:
         if not self.cut:
             return None
-        return (f"stdin was cut to {len(self.text):,} of {self.total_chars:,} characters "
-                "(the start is kept)")
+        return (f"stdin was cut to its first {len(self.text):,} characters "
+                "(the rest was not read)")
 
 
 def read_piped(stream: BinaryIO | None = None, limit: int = MAX_STDIN_CHARS) -> PipedInput | None:
-    """Read piped stdin (None when stdin is a terminal or absent)."""
+    """Read piped stdin up to the cap (None when stdin is a terminal or absent).
+
+    Reading stops at the cap: an endless producer (``yes``, ``tail -f``) must
+    not keep us from answering, and the rest is not worth reading to count.
+    """
     source = stream or getattr(sys.stdin, "buffer", None)
     if source is None or (stream is None and sys.stdin.isatty()):
         return None
-    kept = source.read(limit * 4).decode("utf-8", errors="replace")
-    total = len(kept)
-    while chunk := source.read(1 << 20):
-        total += len(chunk)  # bytes past the cap: counted, not kept
-    if len(kept) > limit:
-        return PipedInput(kept[:limit], total)
-    return PipedInput(kept, total)
+    budget = limit * 4 + 1  # at most 4 bytes a character, and one to see if there is more
+    raw = bytearray()
+    while len(raw) < budget and (chunk := source.read(min(1 << 16, budget - len(raw)))):
+        raw.extend(chunk)
+    text = raw.decode("utf-8", errors="replace")
+    cut = len(raw) >= budget or len(text) > limit
+    return PipedInput(text[:limit], cut)
 
 
 def compose_question(question: str, piped: PipedInput | None) -> str:

@@ -67,6 +67,7 @@ class ToolExecutor:
         self._slots: list[_Slot] = []
         self._stream_done = asyncio.Event()
         self._ask_gate: asyncio.Future[None] | None = None
+        self._started: set[str] = set()
 
     # -- public -----------------------------------------------------------------
 
@@ -92,6 +93,15 @@ class ToolExecutor:
         # calls waiting on it start; ``cancel()`` stops them all together.
         return [await asyncio.shield(slot.task) for slot in self._slots]
 
+    async def wind_down(self, reason: str) -> list[ToolResultBlock]:
+        """The reply failed: calls already running finish (their side effects are
+        real); the others are cancelled and get ``reason``."""
+        for slot in self._slots:
+            if slot.call.id not in self._started:
+                slot.task.cancel()
+        await asyncio.gather(*(s.task for s in self._slots), return_exceptions=True)
+        return [self._finished_or(slot, reason) for slot in self._slots]
+
     async def cancel(self, reason: str = CANCELLED) -> list[ToolResultBlock]:
         """Cancel what runs; every call without a result gets ``reason``."""
         for slot in self._slots:
@@ -111,7 +121,7 @@ class ToolExecutor:
         try:
             pending_or_error = self._prepare(call, tool)
             if isinstance(pending_or_error, str):
-                _open_gate(my_gate)
+                _pass_gate(gate_before, my_gate)
                 return self._finish(call, ToolResult(pending_or_error, is_error=True))
             pending = pending_or_error
             await _wait_for(before, writes_only=pending.tool.read_only)
@@ -126,7 +136,7 @@ class ToolExecutor:
                 await self._post_hook(pending, result)
             return self._finish(call, result)
         finally:
-            _open_gate(my_gate)
+            _pass_gate(gate_before, my_gate)
 
     def _prepare(self, call: ToolUseBlock, tool: Tool[Any] | None) -> PendingCall | str:
         """Parse and validate; an error string when the call cannot run."""
@@ -157,7 +167,7 @@ class ToolExecutor:
             if gate_before is not None:
                 await gate_before
             verdict = await self._approver.ask(pending, verdict)
-        _open_gate(my_gate)
+        _pass_gate(gate_before, my_gate)
         action: Literal["allow", "deny"] = "allow" if verdict.action == "allow" else "deny"
         self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
                                  verdict.reason))
@@ -169,6 +179,7 @@ class ToolExecutor:
         context = dataclasses.replace(self._context, progress=progress)
         limit = self._limit if pending.tool.read_only else _NO_LIMIT
         async with limit:
+            self._started.add(call.id)
             self._emit(ToolProgress(call.id, call.name, "running"))
             try:
                 return await asyncio.wait_for(pending.tool.run(pending.args, context),
@@ -230,6 +241,15 @@ async def _wait_for(before: list[_Slot], *, writes_only: bool) -> None:
 def _open_gate(gate: asyncio.Future[None]) -> None:
     if not gate.done():
         gate.set_result(None)
+
+
+def _pass_gate(gate_before: asyncio.Future[None] | None, my_gate: asyncio.Future[None]) -> None:
+    """Open ``my_gate`` once every earlier question is answered: a call that asks
+    nothing must not let the calls after it ask while an earlier question is open."""
+    if gate_before is None or gate_before.done():
+        _open_gate(my_gate)
+    else:
+        gate_before.add_done_callback(lambda _done: _open_gate(my_gate))
 
 
 def _full_if_cut(full: str, sent: str) -> str | None:

@@ -166,9 +166,11 @@ class Agent:
         except BaseException as exc:
             assembler.close()
             self._append("assistant", assembler.blocks, record=False)
-            reason = CANCELLED if isinstance(exc, asyncio.CancelledError) else (
-                "not run: the model's reply failed before it finished")
-            results = await asyncio.shield(executor.cancel(reason))
+            if isinstance(exc, asyncio.CancelledError):
+                results = await asyncio.shield(executor.cancel(CANCELLED))
+            else:
+                results = await asyncio.shield(executor.wind_down(
+                    "not run: the model's reply failed before it finished"))
             self._append("user", list(results))
             state.text.append(assembler.text)
             raise

@@ -120,6 +120,10 @@ class SlashCommands:
         fitter = self.repl.fitter
         tools = self.repl.runtime.registry.specs()
         messages, note = await fitter.compact(agent.options.system, agent.history, tools)
+        if fitter.last is None or not fitter.last.compacted:
+            self.repl.say("nothing was compacted (the summary request failed, or the "
+                          "conversation is too short to shorten)", "yellow")
+            return
         agent.history[:] = messages
         self.repl.recorder.checkpoint(agent.history)
         self.repl.say(note or "compacted", "dim")

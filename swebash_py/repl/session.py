@@ -21,6 +21,7 @@ from rich.text import Text
 
 from swebash_py import shell_helper
 from swebash_py.config import Settings
+from swebash_py.errors import SwebashError
 from swebash_py.events import ErrorEvent, TurnComplete
 from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
@@ -66,10 +67,11 @@ class Repl:
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
         self._session: Session | None = None
+        self._ask_lock = asyncio.Lock()
         self._cost_label = ""
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
-        self._turn_task: asyncio.Task[None] | None = None
+        self._turn_task: asyncio.Task[object] | None = None
 
     # -- shortcuts used by the slash commands ---------------------------------
 
@@ -85,8 +87,16 @@ class Repl:
         return self._session
 
     def _warm_up(self) -> None:
-        """Build the session while the user reads the prompt (keys are buffered)."""
-        _ = self.session
+        """Build the session while the user reads the prompt (keys are buffered).
+        If it cannot be built (a bad rule in the config, say), the prompt ends
+        with that error: one line, exit 1."""
+        try:
+            _ = self.session
+        except SwebashError as exc:
+            if self.prompt.app.is_running:
+                self.prompt.app.exit(exception=exc)
+            else:
+                raise
 
     @property
     def runtime(self) -> Any:
@@ -140,6 +150,8 @@ class Repl:
         model = self.settings.resolved_model
         if route(model, self.settings.api_base, self.settings.backend).backend == "litellm":
             self.preload_litellm()
+        if self.invocation.continue_last or self.invocation.session:
+            _ = self.session  # a session that does not exist: say so before any prompt
         early_prompt.hand_over()
         self.say(f"swebash · {model} · /help for commands", "dim")
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
@@ -163,7 +175,7 @@ class Repl:
         if not line:
             return None
         if line.startswith("/"):
-            return await self.commands.handle(line)
+            return await self._guarded(self.commands.handle(line))
         if line.startswith("!"):
             await self._guarded(self._shell(line[1:].strip()))
             return None
@@ -176,20 +188,36 @@ class Repl:
         await self._guarded(self._turn(line))
         return None
 
-    async def _guarded(self, work: Any) -> None:
-        """Run ``work`` as a task that Ctrl-C cancels."""
+    async def _guarded(self, work: Any) -> object:
+        """Run ``work`` as a task that Ctrl-C cancels. A failure becomes one red
+        line (the traceback with --debug) and the REPL goes on."""
         loop = asyncio.get_running_loop()
-        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        task: asyncio.Task[object] = asyncio.ensure_future(work)
+        interrupted = False
+
+        def interrupt() -> None:
+            nonlocal interrupted
+            interrupted = True
+            task.cancel()
+
         self._turn_task = task
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
+        loop.add_signal_handler(signal.SIGINT, interrupt)
         try:
-            await task
+            return await task
         except asyncio.CancelledError:
+            if not (interrupted or task.cancelled()):
+                raise  # the REPL itself is being cancelled, not this turn
             self.renderer.close()
             self.say("cancelled", "yellow")
+        except Exception as exc:
+            self.renderer.close()
+            if self.invocation.debug:
+                self.console.print_exception()
+            self.say(f"Error: {type(exc).__name__}: {exc}", "bold red")
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             self._turn_task = None
+        return None
 
     async def _turn(self, text: str, collect: list[str] | None = None) -> None:
         if self.pending_context:
@@ -215,10 +243,15 @@ class Repl:
         command = shell_helper.extract_command("".join(answer))
         if not command:
             return
-        choice = (await self.question_prompt.prompt_async(shell_helper.CHOICES)).strip()
-        if choice in ("d", "edit"):
-            command = (await self.question_prompt.prompt_async("edit> ", default=command)).strip()
-            choice = "e" if command else "a"
+        try:
+            choice = (await self.question_prompt.prompt_async(shell_helper.CHOICES)).strip()
+            if choice in ("d", "edit"):
+                command = (await self.question_prompt.prompt_async("edit> ",
+                                                                   default=command)).strip()
+                choice = "e" if command else "a"
+        except (KeyboardInterrupt, EOFError):
+            self.say("aborted", "yellow")
+            return
         if choice in ("e", "execute", "y"):
             await self._shell(command)
         elif choice in ("D", "describe"):
@@ -239,14 +272,15 @@ class Repl:
         from swebash_py.agent.permission import Answer, parse_answer
         from swebash_py.ui.question import PROMPT, question_renderable
 
-        with self.renderer.suspend():
-            self.console.print(question_renderable(pending, verdict, rule))
-            try:
-                line = await self.question_prompt.prompt_async(PROMPT)
-            except (KeyboardInterrupt, EOFError):
-                if self._turn_task is not None:
-                    self._turn_task.cancel()
-                return Answer("no")
+        async with self._ask_lock:  # one question at a time, whatever asks
+            with self.renderer.suspend():
+                self.console.print(question_renderable(pending, verdict, rule))
+                try:
+                    line = await self.question_prompt.prompt_async(PROMPT)
+                except (KeyboardInterrupt, EOFError):
+                    if self._turn_task is not None:
+                        self._turn_task.cancel()
+                    return Answer("no")
         return parse_answer(line)
 
     def _prompt_text(self) -> str:

@@ -277,3 +277,80 @@ def test_ctrl_c_at_the_early_prompt_does_not_exit(fake_provider: FakeProvider,
     assert child.isalive()
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+def test_repl_asks_one_question_at_a_time(fake_provider: FakeProvider, spawn_ai: Any,
+                                          workspace: Path) -> None:
+    (workspace / "inside.txt").write_text("in\n")
+    calls = [ToolCall("c1", "read_file", json.dumps({"path": "/etc/hostname"})),
+             ToolCall("c2", "read_file", json.dumps({"path": "inside.txt"})),
+             ToolCall("c3", "list_directory", json.dumps({"path": "/etc"}))]
+    fake_provider.queue(Reply(tool_calls=calls), Reply(text="All three read."))
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("read things")
+    child.expect("/etc/hostname")
+    child.expect("Allow")
+    child.sendline("y")
+    child.expect("list_directory")
+    child.expect("Allow")
+    child.sendline("y")
+    child.expect("All three read.")
+    results = sent_results(fake_provider.requests[1])
+    assert [r[0] for r in results] == ["c1", "c2", "c3"] and not any(r[2] for r in results)
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_repl_continue_without_a_session_is_one_line(spawn_ai: Any,
+                                                     fake_provider: FakeProvider) -> None:
+    child = spawn_ai("-c", *model_args(fake_provider))
+    child.expect("no earlier session to continue here")
+    assert finish(child) == 1
+
+
+@pytest.mark.parametrize("key", ["c", "d"])
+def test_repl_question_mark_choice_survives_ctrl_c_and_ctrl_d(fake_provider: FakeProvider,
+                                                              spawn_ai: Any, key: str) -> None:
+    fake_provider.queue(Reply(text="```sh\ntouch never\n```"))
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("? make a file")
+    child.expect(r"\[a\]bort:")
+    child.sendcontrol(key)
+    child.expect("aborted")
+    child.expect("swebash>")
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_during_compact_returns_to_the_prompt(fake_provider: FakeProvider,
+                                                     spawn_ai: Any) -> None:
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="hello there"))
+    child.sendline("hi")
+    child.expect("hello there")
+    fake_provider.queue(Reply(text="summary " * 40, delay=0.2))
+    child.sendline("/compact")
+    fake_provider.wait_for_requests(2)
+    child.sendcontrol("c")
+    child.expect("cancelled")
+    child.expect("swebash>")
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_compact_that_fails_says_so(fake_provider: FakeProvider, spawn_ai: Any) -> None:
+    from tests.fakeprovider import ErrorReply
+
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="hello there"))
+    child.sendline("hi")
+    child.expect("hello there")
+    fake_provider.queue(ErrorReply(400))
+    child.sendline("/compact")
+    child.expect("nothing was compacted")
+    child.sendline("/exit")
+    assert finish(child) == 0
