@@ -127,6 +127,7 @@ class Agent:
         counter = itertools.count()
         state = _TurnState()
         emit(TurnStart(self.options.model, self.options.session_id))
+        self._repair_if_needed()
         self._recorder.begin_turn(user_text)
         self._append("user", [TextBlock(user_text)], record=False)
         stop = "stop"
@@ -227,6 +228,15 @@ class Agent:
 
     def _tool_specs(self) -> list[ToolSpec]:
         return list(self._registry.specs()) if self.options.tools_enabled else []
+
+    def _repair_if_needed(self) -> None:
+        """A turn interrupted twice may have left calls without results: answer
+        them ("interrupted") so the next request is valid."""
+        last = self.history[-1] if self.history else None
+        if last is not None and last.role == "assistant" and last.tool_uses():
+            from swebash_py.engine.context import repair
+
+            self.history[:] = repair(self.history)
 
     def _account(self, assembler: ReplyAssembler, emit: Callable[[TurnEvent], None],
                  state: _TurnState) -> None:

@@ -210,3 +210,18 @@ async def test_cancel_mid_tool_records_a_result_for_every_call(fake_provider: Fa
     fake_provider.queue(Reply(text="ok"))
     await run(agent, "next")
     assert_paired(fake_provider.requests[1])
+
+
+async def test_unanswered_calls_left_in_history_are_repaired(fake_provider: FakeProvider,
+                                                             wire: str) -> None:
+    from swebash_py.engine.messages import Message, TextBlock, ToolUseBlock
+
+    agent = make_agent(fake_provider, wire, Journal())
+    agent.history.extend([Message.user("earlier"),
+                          Message("assistant", [TextBlock("Running it."),
+                                                ToolUseBlock("c9", "peek", '{"label": "x"}')])])
+    fake_provider.queue(Reply(text="ok"))
+    await run(agent, "next")
+    assert_paired(fake_provider.requests[0])
+    (result,) = sent_results(fake_provider.requests[0])
+    assert result[0] == "c9" and result[2] and "interrupted" in result[1]
