@@ -79,3 +79,19 @@ def test_python_dash_m_works() -> None:
     result = subprocess.run([sys.executable, "-m", "swebash_py", "--version"],
                             capture_output=True, text=True, check=True)
     assert __version__ in result.stdout
+
+
+def test_a_direct_one_shot_never_imports_litellm(fake_provider: object) -> None:
+    from tests.fakeprovider import FakeProvider, Reply
+
+    assert isinstance(fake_provider, FakeProvider)
+    fake_provider.queue(Reply(text="fine"))
+    code = ("import sys\nfrom swebash_py.cli import main\n"
+            "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], 'hi'])\n"
+            "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+            "print('litellm' in sys.modules, file=sys.stderr)\n")
+    result = subprocess.run([sys.executable, "-c", code, fake_provider.url],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                            check=True)
+    assert result.stdout == "fine\n"
+    assert result.stderr.strip().splitlines()[-1] == "False"
