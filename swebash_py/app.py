@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from swebash_py.app_names import SUBCOMMANDS
+from swebash_py.app_names import APPROVAL_MODES, SUBCOMMANDS
 from swebash_py.errors import SwebashError
 from swebash_py.helptext import TOP_LEVEL_HELP
 
@@ -63,7 +63,7 @@ def ask(
     """Answer QUESTION once, or start the REPL when there is none."""
     from swebash_py.invocation import Invocation
 
-    if approval is not None and approval not in ("strict", "ask", "auto-edit", "yolo"):
+    if approval is not None and approval not in APPROVAL_MODES:
         raise typer.BadParameter(f"'{approval}' is not one of strict, ask, auto-edit, yolo",
                                  param_hint="--approval")
     if yes:

@@ -1,3 +1,8 @@
-"""Names shared by both argument parsers, importable for nothing."""
+"""Names shared by the argument parsers and the config, importable for nothing."""
+
+from typing import Literal, get_args
 
 SUBCOMMANDS = ("config", "sessions", "tools")
+
+ApprovalMode = Literal["strict", "ask", "auto-edit", "yolo"]
+APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)

@@ -13,11 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from swebash_py.app_names import ApprovalMode
 from swebash_py.errors import ConfigError
 from swebash_py.paths import config_path
-
-ApprovalMode = Literal["strict", "ask", "auto-edit", "yolo"]
-APPROVAL_MODES: tuple[str, ...] = ("strict", "ask", "auto-edit", "yolo")
 
 
 class Section(BaseModel):

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from swebash_py.app_names import APPROVAL_MODES
 from swebash_py.errors import UsageError
 from swebash_py.invocation import Invocation
-
-APPROVALS = ("strict", "ask", "auto-edit", "yolo")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,9 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_question_args(args: list[str]) -> Invocation:
     """An ``Invocation`` from the command line of a question (or the REPL)."""
     ns = build_parser().parse_intermixed_args(args)
-    if ns.approval is not None and ns.approval not in APPROVALS:
+    if ns.approval is not None and ns.approval not in APPROVAL_MODES:
         raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
-                         + ", ".join(APPROVALS))
+                         + ", ".join(APPROVAL_MODES))
     return Invocation(
         question=" ".join(ns.question).strip(), model=ns.model, api_base=ns.api_base,
         approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,

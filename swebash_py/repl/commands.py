@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from swebash_py.config import APPROVAL_MODES
+from swebash_py.app_names import APPROVAL_MODES
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl
