@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, TextIO
 
 from swebash_py.config import Settings, load_settings
@@ -25,9 +26,6 @@ def execute(invocation: Invocation) -> int:
             from swebash_py.repl.session import run_repl
 
             return run_repl(settings, invocation)
-        from swebash_py import early_prompt
-
-        early_prompt.hand_over()
         raise UsageError("nothing to ask: give a question, or pipe some input")
     notes = [note] if piped and (note := piped.note()) else []
     if invocation.explain:
@@ -67,7 +65,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     from swebash_py.session_wiring import open_session
 
     renderer = _make_renderer(invocation)
-    session = open_session(settings, invocation, renderer_suspend=_suspender(renderer),
+    session = open_session(settings, invocation, renderer_suspend=renderer.suspend,
                            on_notice=_note_line)
     code = 1
     try:
@@ -121,12 +119,9 @@ def _note_line(message: str) -> None:
     sys.stderr.flush()
 
 
-def _suspender(renderer: Renderer) -> object:
-    return getattr(renderer, "suspend", None)
-
-
 class Renderer(Protocol):
     """What a consumer of turn events offers."""
 
     def handle(self, event: Any) -> None: ...
     def close(self) -> None: ...
+    def suspend(self) -> AbstractContextManager[object]: ...

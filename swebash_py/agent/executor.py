@@ -51,8 +51,8 @@ class _Slot:
 class ToolExecutor:
     """Runs one reply's tool calls; see the module docstring for the rules."""
 
-    def __init__(self, registry: Any, approver: Approver, context: ToolContext, emit: Emit,
-                 next_index: Callable[[], int], *, max_concurrency: int = 8,
+    def __init__(self, registry: ToolRegistryView, approver: Approver, context: ToolContext,
+                 emit: Emit, next_index: Callable[[], int], *, max_concurrency: int = 8,
                  timeout: float | None = None, pre_hook: PreHook | None = None,
                  post_hook: PostHook | None = None, debug: bool = False) -> None:
         self._registry = registry
@@ -265,7 +265,7 @@ def _denial_text(verdict: Verdict) -> str:
     return f"denied: {verdict.reason or 'not allowed'}"
 
 
-def _unknown_tool_text(name: str, registry: Any) -> str:
+def _unknown_tool_text(name: str, registry: ToolRegistryView) -> str:
     available = ", ".join(registry.names())
     suggestion = registry.closest(name)
     hint = f" Did you mean '{suggestion}'?" if suggestion else ""

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from swebash_py.agent.approval import AllowAll, Approver
 from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
-from swebash_py.engine.messages import Block, Message, TextBlock, ToolResultBlock
+from swebash_py.engine.messages import Block, Message, TextBlock
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (
     ErrorEvent,
@@ -267,7 +267,3 @@ class Agent:
         else:
             self.history.append(Message(role, list(blocks)))  # type: ignore[arg-type]
 
-
-def results_by_id(history: list[Message]) -> dict[str, ToolResultBlock]:
-    """Every tool result in the history, keyed by call id (tests, repair)."""
-    return {b.call_id: b for m in history for b in m.tool_results()}
