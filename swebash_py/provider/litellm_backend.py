@@ -10,7 +10,6 @@ litellm's exceptions become ours here.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -79,7 +78,7 @@ class LiteLLMBackend:
             response = await litellm.acompletion(**kwargs)
             parser = openai_wire.OpenAIParser()
             async for chunk in response:
-                for event in parser.feed("", json.dumps(chunk.model_dump(exclude_none=True))):
+                for event in parser.feed_chunk(chunk.model_dump(exclude_none=True)):
                     yield event
                 for signature in _signatures(chunk):
                     yield ThinkingSignature(signature)

@@ -121,10 +121,14 @@ class OpenAIParser:
         self.done = False
 
     def feed(self, event: str, data: str) -> list[ProviderEvent]:
+        """One SSE ``data:`` payload."""
         if data == "[DONE]":
             self.done = True
             return self._close()
-        chunk = json.loads(data)
+        return self.feed_chunk(json.loads(data))
+
+    def feed_chunk(self, chunk: dict[str, Any]) -> list[ProviderEvent]:
+        """One parsed ``chat.completion.chunk`` (litellm hands us these directly)."""
         if "error" in chunk:
             raise StreamCut(f"provider error mid-stream: {_error_text(chunk['error'])}")
         if chunk.get("usage"):
