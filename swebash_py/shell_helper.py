@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from typing import Literal
 
 SHELL_PROMPT = (
     "Reply with exactly one shell command for {shell} that does the following, in a single "
@@ -50,16 +51,25 @@ def offer(command: str) -> tuple[str, str | None]:
             choice = tty_in.readline().strip()
     except OSError:
         return "abort", None
-    if choice in ("e", "execute", "y"):
-        return "execute", command
-    if choice in ("d", "edit"):
+    action = parse_choice(choice)
+    if action == "edit":
         from prompt_toolkit import prompt
 
         edited = prompt("edit> ", default=command).strip()
         return ("execute", edited) if edited else ("abort", None)
+    return (action, command) if action != "abort" else ("abort", None)
+
+
+def parse_choice(text: str) -> Literal["execute", "edit", "describe", "abort"]:
+    """The answer to CHOICES: e/execute/y, d/edit, D/describe; anything else aborts."""
+    choice = text.strip()
+    if choice in ("e", "execute", "y"):
+        return "execute"
+    if choice in ("d", "edit"):
+        return "edit"
     if choice in ("D", "describe"):
-        return "describe", command
-    return "abort", None
+        return "describe"
+    return "abort"
 
 
 def execute(command: str) -> int:

@@ -244,17 +244,18 @@ class Repl:
         if not command:
             return
         try:
-            choice = (await self.question_prompt.prompt_async(shell_helper.CHOICES)).strip()
-            if choice in ("d", "edit"):
+            action = shell_helper.parse_choice(
+                await self.question_prompt.prompt_async(shell_helper.CHOICES))
+            if action == "edit":
                 command = (await self.question_prompt.prompt_async("edit> ",
                                                                    default=command)).strip()
-                choice = "e" if command else "a"
+                action = "execute" if command else "abort"
         except (KeyboardInterrupt, EOFError):
             self.say("aborted", "yellow")
             return
-        if choice in ("e", "execute", "y"):
+        if action == "execute":
             await self._shell(command)
-        elif choice in ("D", "describe"):
+        elif action == "describe":
             await self._turn(shell_helper.explain_question(command))
 
     async def _shell(self, command: str) -> None:

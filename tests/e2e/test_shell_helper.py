@@ -56,3 +56,14 @@ def test_shell_mode_abort_runs_nothing(fake_provider: FakeProvider, spawn_ai: An
     child.close()
     assert child.exitstatus == 0
     assert not (workspace / "should-not-exist").exists()
+
+
+@pytest.mark.parametrize(("text", "action"), [
+    ("e", "execute"), ("execute", "execute"), ("y", "execute"), ("d", "edit"),
+    ("edit", "edit"), ("D", "describe"), ("describe", "describe"), ("", "abort"),
+    ("a", "abort"), ("whatever", "abort"), (" e \n", "execute"),
+])
+def test_parse_choice(text: str, action: str) -> None:
+    from swebash_py.shell_helper import parse_choice
+
+    assert parse_choice(text) == action
