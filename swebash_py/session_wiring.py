@@ -23,9 +23,10 @@ class StoreRecorder:
         self.store = store
         self.model = model
         self.cwd = cwd
-        self.session_id = session_id
+        self.session_id: str | None = None
         self._turn_id: Any = None
-        self._last_turn_id: Any = store.last_turn_id(session_id) if session_id else None
+        self._last_turn_id: Any = None
+        self.resume(session_id)
 
     def begin_turn(self, user_text: str) -> None:
         if self.session_id is None:
@@ -42,6 +43,7 @@ class StoreRecorder:
             self.store.add_checkpoint(self._last_turn_id, messages)
 
     def resume(self, session_id: str | None) -> None:
+        """Record into ``session_id`` from now on (None: a new session, created lazily)."""
         self.session_id = session_id
         self._turn_id = None
         self._last_turn_id = self.store.last_turn_id(session_id) if session_id else None

@@ -29,9 +29,9 @@ from swebash_py.events import (
 from swebash_py.provider.base import Backend, ChatRequest, ToolSpec
 from swebash_py.provider.direct import DirectBackend
 from swebash_py.provider.litellm_backend import LiteLLMBackend
+from tests.agent.helpers import MODELS
 from tests.fakeprovider import ErrorReply, FakeProvider, Reply, ToolCall
 
-MODELS = {"openai": "openai/test-model", "anthropic": "anthropic/claude-test"}
 TOOLS = [ToolSpec("peek", "Look.", {"type": "object", "properties": {"label": {"type": "string"}}})]
 
 
