@@ -132,43 +132,48 @@ def ai_env(home: Path) -> dict[str, str]:
     return env
 
 
-def plain_run(argv: list[str], env: dict[str, str], out: Path) -> float:
-    """Whole-process seconds with stdout redirected to a file."""
+Run = tuple[float, float]  # (wall seconds, CPU seconds of the process: user + system)
+
+
+def _reap(proc: subprocess.Popen[bytes], start: float, what: str) -> Run:
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"ai exited {proc.returncode} ({what})")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def plain_run(argv: list[str], env: dict[str, str], out: Path) -> Run:
+    """The whole process with stdout redirected to a file."""
     start = time.perf_counter()
     with out.open("w") as sink:
-        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.DEVNULL,
-                       env=env, check=True)
-    return time.perf_counter() - start
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
+                                stderr=subprocess.DEVNULL, env=env)
+        return _reap(proc, start, "plain")
 
 
-def pty_run(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """Whole-process seconds in a pseudo-terminal (master drained); bytes it wrote."""
+def pty_run(argv: list[str], env: dict[str, str]) -> Run:
+    """The whole process in a pseudo-terminal whose master side is drained."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", HEIGHT, WIDTH, 0, 0))
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
                             start_new_session=True)
     os.close(slave)
-    drained = 0
-    while True:
-        ready, _, _ = select.select([master], [], [], 1.0)
-        if not ready:
-            if proc.poll() is not None:
-                break
-            continue
-        try:
-            data = os.read(master, 1 << 16)
-        except OSError:  # EIO: every slave end closed
-            break
-        if not data:
-            break
-        drained += len(data)
-    code = proc.wait()
-    seconds = time.perf_counter() - start
-    os.close(master)
-    if code:
-        raise SystemExit(f"ai exited {code} in the pty")
-    return seconds, drained
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    if not os.read(master, 1 << 16):
+                        break
+                except OSError:  # EIO: every slave end closed
+                    break
+    finally:
+        run = _reap(proc, start, "pty")
+        os.close(master)
+    return run
 
 
 def rich_render(text: str) -> float:
@@ -181,10 +186,12 @@ def rich_render(text: str) -> float:
 
 
 def whole_process(runs: int, profile: Path | None) -> None:
-    print(f"whole `ai` process, loopback provider, {CHUNK}-char chunks, median of {runs}:")
+    print(f"whole `ai` process, loopback provider, {CHUNK}-char chunks, median of {runs} "
+          "(wall s, and CPU s of the process: steadier on a busy machine):")
     print(f"{'answer':<11} {'chars':>6} {'plain s':>8} {'pty s':>7} {'pty/plain':>9} "
-          f"{'rich 1x s':>9} {'pty/(plain+rich)':>16}")
-    results: dict[tuple[str, int], tuple[float, float]] = {}
+          f"{'cpu plain':>9} {'cpu pty':>8} {'cpu ratio':>9} {'rich 1x s':>9} "
+          f"{'pty/(plain+rich)':>16}")
+    results: dict[tuple[str, int], tuple[Run, Run]] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         env = ai_env(tmp)
@@ -199,7 +206,7 @@ def whole_process(runs: int, profile: Path | None) -> None:
                     plains, ptys = [], []
                     for _ in range(runs):  # alternate so both see the same load
                         plains.append(plain_run(argv, env, tmp / "out.txt"))
-                        ptys.append(pty_run(argv, env)[0])
+                        ptys.append(pty_run(argv, env))
                     if profile is not None and size == SIZES[-1]:
                         dump = profile / f"pty-{kind}-{size}.prof"
                         pty_run([sys.executable, "-m", "cProfile", "-o", str(dump), AI,
@@ -209,16 +216,22 @@ def whole_process(runs: int, profile: Path | None) -> None:
                     server.wait(10)
                 if (tmp / "out.txt").read_text() != text:
                     raise SystemExit(f"plain output of {kind} {size} differs from the answer")
-                plain, rendered = statistics.median(plains), statistics.median(ptys)
+                plain, rendered = _median(plains), _median(ptys)
                 once = min(rich_render(text) for _ in range(2))
                 results[kind, size] = plain, rendered
-                print(f"{kind:<11} {size:>6} {plain:>8.3f} {rendered:>7.3f} "
-                      f"{rendered / plain:>8.2f}x {once:>9.3f} "
-                      f"{rendered / (plain + once):>15.2f}x")
+                print(f"{kind:<11} {size:>6} {plain[0]:>8.3f} {rendered[0]:>7.3f} "
+                      f"{rendered[0] / plain[0]:>8.2f}x {plain[1]:>9.3f} {rendered[1]:>8.3f} "
+                      f"{rendered[1] / plain[1]:>8.2f}x {once:>9.3f} "
+                      f"{rendered[0] / (plain[0] + once):>15.2f}x")
     for kind in ANSWERS:
         (p20, r20), (p80, r80) = results[kind, SIZES[0]], results[kind, SIZES[1]]
-        print(f"{kind:<11} 80k: pty/plain {r80 / p80:.2f}x (goal <= 1.5x); "
-              f"20k -> 80k growth plain {p80 / p20:.2f}x, pty {r80 / r20:.2f}x (goal <= 4.5x)")
+        print(f"{kind:<11} 80k pty/plain: wall {r80[0] / p80[0]:.2f}x, cpu {r80[1] / p80[1]:.2f}x "
+              f"(goal <= 1.5x); 20k -> 80k growth (wall): plain {p80[0] / p20[0]:.2f}x, "
+              f"pty {r80[0] / r20[0]:.2f}x (goal <= 4.5x)")
+
+
+def _median(runs: list[Run]) -> Run:
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 # ---------------------------------------------------------------- in process
