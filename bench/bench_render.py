@@ -185,7 +185,7 @@ def rich_render(text: str) -> float:
         return time.perf_counter() - start
 
 
-def whole_process(runs: int, profile: Path | None) -> None:
+def whole_process(runs: int, profile: Path | None, ai: str = AI) -> None:
     print(f"whole `ai` process, loopback provider, {CHUNK}-char chunks, median of {runs} "
           "(wall s, and CPU s of the process: steadier on a busy machine):")
     print(f"{'answer':<11} {'chars':>6} {'plain s':>8} {'pty s':>7} {'pty/plain':>9} "
@@ -199,7 +199,7 @@ def whole_process(runs: int, profile: Path | None) -> None:
             for size in SIZES:
                 text = make(size)
                 server, url = start_server(text, tmp)
-                argv = [AI, "-m", "openai/x", "--api-base", url, "write it"]
+                argv = [ai, "-m", "openai/x", "--api-base", url, "write it"]
                 try:
                     plain_run(argv, env, tmp / "out.txt")  # warm-up
                     pty_run(argv, env)
@@ -209,7 +209,7 @@ def whole_process(runs: int, profile: Path | None) -> None:
                         ptys.append(pty_run(argv, env))
                     if profile is not None and size == SIZES[-1]:
                         dump = profile / f"pty-{kind}-{size}.prof"
-                        pty_run([sys.executable, "-m", "cProfile", "-o", str(dump), AI,
+                        pty_run([sys.executable, "-m", "cProfile", "-o", str(dump), ai,
                                  *argv[1:]], env)
                 finally:
                     server.terminate()
@@ -310,10 +310,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", type=Path, help="write cProfile dumps of rendered runs here")
     parser.add_argument("--skip-in-process", action="store_true")
+    parser.add_argument("--ai", default=AI, help="the `ai` to run (e.g. an older build)")
     args = parser.parse_args()
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
-    whole_process(args.runs, args.profile)
+    whole_process(args.runs, args.profile, args.ai)
     if not args.skip_in_process:
         in_process()
 

@@ -102,3 +102,26 @@ def test_no_color_on_a_terminal_still_renders_markdown(fake_provider: FakeProvid
     assert any("Port 8080 is free." in line for line in lines), lines
     assert "**" not in "\n".join(lines) and "|---|" not in "\n".join(lines)
     assert not re.search(r"\x1b\[[0-9;]*(3[0-9]|4[0-9]|9[0-7]|10[0-7])[;m]", out)  # no colour
+
+
+def test_a_provider_error_message_cannot_drive_the_terminal(fake_provider: FakeProvider) -> None:
+    from tests.e2e.conftest import run_ai
+    from tests.fakeprovider import ErrorReply
+
+    evil = "bad request \x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b]0;pwned\x07 (model)"
+    fake_provider.queue(ErrorReply(400, message=evil))
+    done = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "hi")
+    assert done.returncode == 1
+    assert "bad request" in done.stderr and "(model)" in done.stderr
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+
+
+def test_the_twin_the_fake_provider_does_send_the_escapes(fake_provider: FakeProvider) -> None:
+    """The check above can fail: the raw error body carries the sequences."""
+    import httpx
+
+    from tests.fakeprovider import ErrorReply
+
+    fake_provider.queue(ErrorReply(400, message="bad \x1b]52;c;eA==\x07"))
+    reply = httpx.post(fake_provider.url + "/chat/completions", json={"model": "m"})
+    assert "\x1b]52" in reply.json()["error"]["message"]
