@@ -6,13 +6,13 @@ from __future__ import annotations
 import sys
 import traceback
 
+from swebash_py.cli.invocation import Invocation
 from swebash_py.errors import SwebashError
-from swebash_py.invocation import Invocation
 
 
 def run_guarded(invocation: Invocation) -> int:
     """Execute ``invocation``; returns the exit code."""
-    from swebash_py.service import execute
+    from swebash_py.cli.oneshot import execute
 
     try:
         return execute(invocation)

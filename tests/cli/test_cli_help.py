@@ -8,10 +8,10 @@ import sys
 import pytest
 
 from swebash_py import __version__
-from swebash_py.app import ask
+from swebash_py.cli.args import build_parser, parse_question_args
+from swebash_py.cli.helptext import TOP_LEVEL_HELP
+from swebash_py.cli.subcommands import ask
 from swebash_py.errors import UsageError
-from swebash_py.fastargs import build_parser, parse_question_args
-from swebash_py.helptext import TOP_LEVEL_HELP
 from tests.e2e.conftest import run_ai
 
 
@@ -67,7 +67,7 @@ def test_version_and_help_exit_zero() -> None:
 
 
 def test_help_does_not_import_heavy_modules() -> None:
-    code = ("import sys; from swebash_py.cli import main; main(['--help']); "
+    code = ("import sys; from swebash_py.cli.main import main; main(['--help']); "
             "heavy = [m for m in ('litellm', 'httpx', 'rich', 'typer', 'pydantic') "
             "if m in sys.modules]; print(heavy, file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -86,7 +86,7 @@ def test_a_direct_one_shot_never_imports_litellm(fake_provider: object) -> None:
 
     assert isinstance(fake_provider, FakeProvider)
     fake_provider.queue(Reply(text="fine"))
-    code = ("import sys\nfrom swebash_py.cli import main\n"
+    code = ("import sys\nfrom swebash_py.cli.main import main\n"
             "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], 'hi'])\n"
             "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
             "print('litellm' in sys.modules, file=sys.stderr)\n")

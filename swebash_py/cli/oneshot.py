@@ -7,11 +7,11 @@ import sys
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TextIO
 
+from swebash_py.cli.invocation import Invocation
+from swebash_py.cli.stdin import compose_question, read_piped
 from swebash_py.config import Settings, load_settings
 from swebash_py.errors import UsageError
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnComplete, TurnEvent
-from swebash_py.invocation import Invocation
-from swebash_py.stdin_context import compose_question, read_piped
 
 EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
 

@@ -2,7 +2,7 @@
 
 ``--version`` and the top-level ``--help`` are answered here without
 importing anything heavy (start-up is a feature); everything else goes to
-the typer application in ``swebash_py.app``.
+the typer application in ``swebash_py.cli.subcommands``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 import sys
 
 from swebash_py import __version__
-from swebash_py.helptext import TOP_LEVEL_HELP
+from swebash_py.cli.helptext import TOP_LEVEL_HELP
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,23 +28,23 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if not _wants_typer(args):
         sys.exit(_ask(args))
-    from swebash_py.app import run
+    from swebash_py.cli.subcommands import run
 
     run(args)
 
 
 def _wants_typer(args: list[str]) -> bool:
     """Subcommands and help go to typer; questions take the fast parser."""
-    from swebash_py.app_names import SUBCOMMANDS
+    from swebash_py.cli.names import SUBCOMMANDS
 
     return bool(args) and (args[0] in SUBCOMMANDS or "-h" in args or "--help" in args)
 
 
 def _ask(args: list[str]) -> int:
     """Parse a question's arguments and run it; returns the exit code."""
+    from swebash_py.cli.args import parse_question_args
+    from swebash_py.cli.guarded import run_guarded
     from swebash_py.errors import SwebashError
-    from swebash_py.fastargs import parse_question_args
-    from swebash_py.guarded import run_guarded
 
     try:
         invocation = parse_question_args(args)

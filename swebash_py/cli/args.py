@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-from swebash_py.app_names import APPROVAL_MODES
+from swebash_py.cli.invocation import Invocation
+from swebash_py.cli.names import APPROVAL_MODES
 from swebash_py.errors import UsageError
-from swebash_py.invocation import Invocation
 
 
 class _Parser(argparse.ArgumentParser):

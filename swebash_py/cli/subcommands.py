@@ -14,9 +14,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from swebash_py.app_names import APPROVAL_MODES, SUBCOMMANDS
+from swebash_py.cli.helptext import TOP_LEVEL_HELP
+from swebash_py.cli.names import APPROVAL_MODES, SUBCOMMANDS
 from swebash_py.errors import SwebashError
-from swebash_py.helptext import TOP_LEVEL_HELP
 
 DEFAULT_COMMAND = "ask"
 
@@ -61,7 +61,7 @@ def ask(
     debug: Annotated[bool, typer.Option("--debug")] = False,
 ) -> None:
     """Answer QUESTION once, or start the REPL when there is none."""
-    from swebash_py.invocation import Invocation
+    from swebash_py.cli.invocation import Invocation
 
     if approval is not None and approval not in APPROVAL_MODES:
         raise typer.BadParameter(f"'{approval}' is not one of strict, ask, auto-edit, yolo",
@@ -76,13 +76,13 @@ def ask(
 
 
 def _run_guarded(invocation: Any) -> None:
-    from swebash_py.guarded import run_guarded
+    from swebash_py.cli.guarded import run_guarded
 
     raise typer.Exit(run_guarded(invocation))
 
 
 def _register_subcommands() -> None:
-    from swebash_py.commands import config_cmd, sessions_cmd, tools_cmd
+    from swebash_py.cli.commands import config_cmd, sessions_cmd, tools_cmd
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
