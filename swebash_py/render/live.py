@@ -79,14 +79,18 @@ class LiveArea:
         return self._live is not None
 
     def print(self, *objects: Any) -> None:
-        """Print above the live region (or plainly when it is not running)."""
+        """Print above the live region (or plainly when it is not running), after
+        whatever was queued or is ready to be (so the order on screen is kept)."""
+        if self._prepare is not None:
+            self._prepare()
         self._flush()
         self._console.print(*objects)
 
     def queue(self, *objects: Any) -> None:
         """Print above the region with the next frame (now, when no region runs)."""
         if self._live is None or self._suspended:
-            self.print(*objects)
+            self._flush()
+            self._console.print(*objects)
         else:
             self._pending.extend(objects)
 

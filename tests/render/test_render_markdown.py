@@ -278,3 +278,23 @@ def test_streaming_redraws_per_frame_reuses_one_parser_and_renders_blocks_once(
     assert counts["frames"] < len(chunks) / 20
     assert settled and [renders.get(id(m)) for m in settled] == [1] * len(settled)
     assert screen_of(output(console)) == screen_of(whole_render(doc))
+
+
+def test_a_line_printed_mid_answer_comes_after_the_text_before_it() -> None:
+    """Blocks settle once per frame; a line printed between frames still lands
+    after the answer text that arrived before it."""
+    from swebash_py.events import BlockDelta, BlockStart, Notice, TurnComplete
+
+    class Frozen:
+        def __call__(self) -> float:
+            return 1.0  # no frame is ever due: only forced redraws happen
+
+    console = make_console()
+    r = renderer(console, clock=Frozen())
+    r.handle(BlockStart(index=0, kind="text"))
+    for chunk in chunked("First para.\n\nSecond\nline", 3):
+        r.handle(BlockDelta(index=0, kind="text", text=chunk))
+    r.handle(Notice("a note"))
+    r.handle(TurnComplete(stop_reason="stop"))
+    lines = [line.strip() for line in screen_of(output(console)) if line.strip()]
+    assert lines.index("First para.") < lines.index("a note") < lines.index("Second line")
