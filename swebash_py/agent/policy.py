@@ -20,7 +20,7 @@ from swebash_py.agent.rules import PATH_TOOLS, RuleSet, format_command_rule, for
 from swebash_py.agent.shellparse import SHELLS, UNKNOWN, Analysis, analyse
 from swebash_py.tools.base import Preview
 
-FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files"})
+FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files", "find_files"})
 WRITE_TOOLS = frozenset({"write_file", "edit_file"})
 
 
