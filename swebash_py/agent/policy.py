@@ -66,6 +66,8 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
     if analysis is not None and not analysis.clean and rules.has_command_denies():
         return out("ask", "rule", f"cannot be checked against the deny rules: "
                                   f"{analysis.unsafe_reason}")
+    if preview.must_ask:
+        return out("ask", "mode", preview.must_ask)
     if preview.sensitive:
         return out("ask", "mode", "touches a sensitive file")
     if mode == "yolo":
@@ -225,7 +227,7 @@ def suggest_rule(tool_name: str, args: dict[str, Any], preview: Preview,
     """The narrowest rules an "always" answer should store, or None when no
     rule can be safely remembered (unaccountable commands, sensitive or
     protected paths): then "always" only runs the call once."""
-    if preview.sensitive or preview.protected:
+    if preview.sensitive or preview.protected or preview.must_ask:
         return None
     workspace = workspace.resolve()
     if tool_name == "run_command":

@@ -63,6 +63,8 @@ class Preview:
     ``paths`` are resolved paths the call touches; ``outside`` is true when
     any of them is outside the workspace; ``sensitive`` when any is a
     secrets path; ``detail`` is the full command, the new file or the diff.
+    ``must_ask`` (a reason) makes the call ask whatever the mode or the allow
+    rules say (a fetch from a private address); only a deny rule beats it.
     """
 
     summary: str
@@ -73,6 +75,7 @@ class Preview:
     sensitive: bool = False
     protected: bool = False
     warnings: list[str] = field(default_factory=list)
+    must_ask: str | None = None
 
 
 class Tool(ABC, Generic[A]):

@@ -50,9 +50,10 @@ def default_tools(settings: Settings) -> list[Tool[Any]]:
     """All the built-in tools, configured from ``settings``."""
     from swebash_py.tools.command import RunCommand
     from swebash_py.tools.edit import EditFile, WriteFile
+    from swebash_py.tools.fetch import WebFetch
     from swebash_py.tools.files import ListDirectory, ReadFile, SearchFiles
     from swebash_py.tools.find import FindFiles
     from swebash_py.tools.web import WebSearch
 
     return [ReadFile(), ListDirectory(), SearchFiles(), FindFiles(), WriteFile(), EditFile(),
-            RunCommand(), WebSearch(settings.web_search)]
+            RunCommand(), WebSearch(settings.web_search), WebFetch()]

@@ -16,6 +16,7 @@ CONTRACT = {
     "edit_file": ({"path", "old_text", "new_text"}, {"path", "old_text", "new_text"}, False),
     "run_command": ({"command"}, {"command", "timeout"}, False),
     "web_search": ({"query"}, {"query", "max_results"}, True),
+    "web_fetch": ({"url"}, {"url"}, True),
 }
 
 
