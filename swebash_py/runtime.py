@@ -31,7 +31,7 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
                   debug: bool = False, on_notice: Callable[[str], None] = lambda _n: None,
                   history: Any = None, recorder: Any = None, fitter: Any = None,
                   session_id: str | None = None, pre_hook: Any = None,
-                  post_hook: Any = None) -> Runtime:
+                  post_hook: Any = None, checkpoints: Any = None) -> Runtime:
     """An agent wired to the provider, tools and approvals ``settings`` ask for."""
     from swebash_py.tools.registry import ToolRegistry, default_tools
 
@@ -46,7 +46,8 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
         api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
         session_id=session_id, cost_fn=_cost)
     context = ToolContext(workspace=workspace, command_timeout=settings.tools.command_timeout,
-                          max_output_chars=settings.tools.max_output_chars, settings=settings)
+                          max_output_chars=settings.tools.max_output_chars, settings=settings,
+                          checkpoints=checkpoints)
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,
                   pre_hook=pre_hook, post_hook=post_hook)

@@ -8,6 +8,7 @@ from typing import Any
 
 from swebash_py.agent.permission import Asker, PolicyApprover
 from swebash_py.agent.rules import RuleSet
+from swebash_py.checkpoints.model import FileChange
 from swebash_py.config import Settings
 from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import ConfigError, SwebashError
@@ -47,6 +48,15 @@ class StoreRecorder:
         self.session_id = session_id
         self._turn_id = None
         self._last_turn_id = self.store.last_turn_id(session_id) if session_id else None
+
+    def record(self, change: FileChange) -> int | None:
+        """A file change of the current turn (a checkpoint for /undo)."""
+        if self._turn_id is None:
+            return None
+        return int(self.store.record_change(self._turn_id, change))
+
+    def forget(self, change_id: int) -> None:
+        self.store.drop_change(change_id)
 
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None:
         if self._turn_id is not None:
@@ -142,6 +152,6 @@ def open_session(settings: Settings, invocation: Invocation, *,
     runtime = build_runtime(settings, approver=approver, no_tools=invocation.no_tools,
                             debug=invocation.debug, on_notice=on_notice, history=history,
                             recorder=recorder, session_id=session_id, pre_hook=pre_hook,
-                            post_hook=post_hook)
+                            post_hook=post_hook, checkpoints=recorder)
     runtime.agent._fitter = make_fitter(settings, runtime)
     return Session(runtime, store, recorder)

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from swebash_py.checkpoints.model import Checkpointer
 from swebash_py.provider.base import ToolSpec
 
 
@@ -43,6 +44,8 @@ class ToolContext:
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
     settings: Any = None
+    checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
+    jobs: Any = None  # background commands (tools.background.JobTable)
 
 
 @dataclass

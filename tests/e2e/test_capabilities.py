@@ -60,3 +60,65 @@ def test_web_fetch_of_a_loopback_page_is_not_answered_by_yes(fake_provider: Fake
     ((_, content, is_error),) = sent_results(fake_provider.requests[1])
     assert is_error and "--yes does not answer it" in content
     assert site.hits == []
+
+
+def test_ai_undo_reverts_the_last_turn_and_refuses_without_a_terminal(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    (workspace / "app.py").write_text("x = 1\n")
+    fake_provider.queue(
+        Reply(tool_calls=[ToolCall("w1", "write_file", json.dumps({"path": "new.txt",
+                                                                    "content": "n\n"})),
+                          ToolCall("e1", "edit_file", json.dumps({"path": "app.py",
+                                                                  "old_text": "x = 1",
+                                                                  "new_text": "x = 2"}))]),
+        Reply(text="done"))
+    result = run_ai("-y", *model_args(fake_provider), "change things", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "app.py").read_text() == "x = 2\n"
+    refused = run_ai("undo", cwd=workspace)
+    assert refused.returncode == 1 and "no terminal" in refused.stderr
+    assert (workspace / "app.py").read_text() == "x = 2\n"
+    done = run_ai("undo", "--yes", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert "-x = 2" in done.stdout and "+x = 1" in done.stdout
+    assert (workspace / "app.py").read_text() == "x = 1\n"
+    assert not (workspace / "new.txt").exists()
+    again = run_ai("undo", "--yes", cwd=workspace)
+    assert again.returncode == 0 and "nothing to undo" in again.stdout
+
+
+@pytest.mark.pty
+def test_repl_undo_and_rewind_across_three_turns(fake_provider: FakeProvider, spawn_ai: Any,
+                                                 workspace: Path) -> None:
+    for n in (1, 2, 3):
+        fake_provider.queue(call("write_file", f"w{n}", path="f.txt", content=f"v{n}\n"),
+                            Reply(text=f"wrote v{n}"))
+    child = spawn_ai("-y", *model_args(fake_provider))
+    for n in (1, 2, 3):
+        child.expect("swebash>")
+        child.sendline(f"write version {n}")
+        child.expect(f"wrote v{n}")
+    child.expect("swebash>")
+    child.sendline("/undo")
+    child.expect("turn 3")
+    child.expect(r"Undo these changes\? \[y/N\]")
+    child.sendline("y")
+    child.expect("restored 1 file")
+    assert (workspace / "f.txt").read_text() == "v2\n"
+    child.expect("swebash>")
+    child.sendline("/rewind 2")
+    child.expect(r"Rewind to before turn 2\? \[y/N\]")
+    child.sendline("y")
+    child.expect("rewound")
+    assert (workspace / "f.txt").read_text() == "v1\n"
+    fake_provider.queue(Reply(text="fresh answer"))
+    child.expect("swebash>")
+    child.sendline("what now?")
+    child.expect("fresh answer")
+    child.expect("swebash>")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    sent = [m.get("content") for m in fake_provider.requests[-1].body["messages"]
+            if m["role"] == "user"]
+    assert "write version 1" in str(sent) and "write version 2" not in str(sent)
+    assert "write version 3" not in str(sent) and "what now?" in str(sent), sent
