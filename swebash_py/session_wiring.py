@@ -72,6 +72,8 @@ class Session:
     recorder: StoreRecorder
 
     def close(self) -> None:
+        if self.runtime.jobs is not None:
+            self.runtime.jobs.close()  # background commands end with the session
         close = getattr(self.store, "close", None)
         if close:
             close()

@@ -22,6 +22,7 @@ from swebash_py.tools.base import Preview
 
 FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files", "find_files"})
 WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+JOB_TOOLS = frozenset({"command_output", "stop_command"})
 
 
 @dataclass
@@ -80,6 +81,8 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
         return out("allow", "mode", "read-only command")
+    if tool_name in JOB_TOOLS:
+        return out("allow", "mode", "reads or stops a background command")
     if read_only and tool_name in FILE_READ_TOOLS and not outside:
         return out("allow", "mode", "read-only, inside the workspace")
     if mode == "auto-edit" and tool_name in WRITE_TOOLS and not outside:

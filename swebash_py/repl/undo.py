@@ -87,13 +87,18 @@ async def rewind(repl: Repl, arg: str) -> None:
 
 
 async def ps(repl: Repl, arg: str) -> None:
-    jobs = getattr(repl.runtime.agent._context, "jobs", None)
+    jobs = repl.runtime.jobs
     if jobs is None:
         repl.say("no background commands", "dim")
         return
     word, _, job_id = arg.partition(" ")
     if word == "stop" and job_id.strip():
-        repl.say(await jobs.stop(job_id.strip()))
+        job = jobs.get(job_id)
+        if job is None:
+            repl.say(f"no background command {job_id.strip()}", "red")
+            return
+        await jobs.stop(job)
+        repl.say(f"{job.id}: {job.status()}")
         return
     lines = jobs.table()
     repl.say("\n".join(lines) if lines else "no background commands", "" if lines else "dim")

@@ -53,7 +53,9 @@ def default_tools(settings: Settings) -> list[Tool[Any]]:
     from swebash_py.tools.fetch import WebFetch
     from swebash_py.tools.files import ListDirectory, ReadFile, SearchFiles
     from swebash_py.tools.find import FindFiles
+    from swebash_py.tools.jobs import CommandOutput, StopCommand
     from swebash_py.tools.web import WebSearch
 
     return [ReadFile(), ListDirectory(), SearchFiles(), FindFiles(), WriteFile(), EditFile(),
-            RunCommand(), WebSearch(settings.web_search), WebFetch()]
+            RunCommand(), CommandOutput(), StopCommand(), WebSearch(settings.web_search),
+            WebFetch()]

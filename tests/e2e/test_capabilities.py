@@ -122,3 +122,87 @@ def test_repl_undo_and_rewind_across_three_turns(fake_provider: FakeProvider, sp
             if m["role"] == "user"]
     assert "write version 1" in str(sent) and "write version 2" not in str(sent)
     assert "write version 3" not in str(sent) and "what now?" in str(sent), sent
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_background_server_then_a_fetch_then_stop_leaves_nothing(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    import sys
+
+    from tests.tools.conftest import alive
+
+    port = free_port()
+    (workspace / "index.html").write_text("served-by-the-background-server\n")
+    fetch = (f"{sys.executable} -c \"import time, urllib.request as u\n"
+             f"for _ in range(300):\n"
+             f"    try:\n"
+             f"        print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())\n"
+             f"        break\n"
+             f"    except OSError:\n"
+             f"        time.sleep(0.05)\"")
+    fake_provider.queue(
+        call("run_command", "r1", command=f"{sys.executable} -m http.server {port} "
+                                          "--bind 127.0.0.1", background=True),
+        call("run_command", "r2", command=fetch),
+        call("command_output", "o1", id="bg1", wait=5),
+        call("stop_command", "s1", id="bg1"),
+        Reply(text="all done"))
+    result = run_ai("-y", *model_args(fake_provider), "serve and fetch", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    started, fetched, output, stopped = [sent_results(fake_provider.requests[i])[-1][1]
+                                         for i in (1, 2, 3, 4)]
+    pid = int(started.split("(pid ")[1].split(")")[0])
+    assert "served-by-the-background-server" in fetched
+    assert "GET /index.html" in output and "running" in output
+    assert "stopped after" in stopped
+    assert not alive(pid)
+
+
+def test_background_commands_stop_when_ai_exits(fake_provider: FakeProvider,
+                                                workspace: Path) -> None:
+    from tests.tools.conftest import alive
+
+    fake_provider.queue(call("run_command", "r1", command="sleep 600", background=True),
+                        Reply(text="left it running"))
+    result = run_ai("-y", *model_args(fake_provider), "start it", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    started = sent_results(fake_provider.requests[1])[0][1]
+    pid = int(started.split("(pid ")[1].split(")")[0])
+    assert not alive(pid)
+
+
+def test_a_background_command_printing_1_gb_keeps_ai_small(fake_provider: FakeProvider,
+                                                          workspace: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.e2e.conftest import AI, ai_env
+
+    fake_provider.queue(
+        call("run_command", "r1", background=True,
+             command="head -c 1000000000 /dev/zero | tr '\\0' a; echo; echo END"),
+        call("command_output", "o1", id="bg1", wait=60),
+        call("command_output", "o2", id="bg1", wait=60),
+        call("command_output", "o3", id="bg1", wait=60),
+        Reply(text="done"))
+    measure = ("import resource, subprocess, sys\n"
+               "code = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL,"
+               " stdout=subprocess.DEVNULL).returncode\n"
+               "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    proc = subprocess.run([sys.executable, "-c", measure, AI, "-y",
+                           *model_args(fake_provider), "print a lot"],
+                          capture_output=True, text=True, cwd=workspace, env=ai_env(),
+                          timeout=300)
+    code, max_rss_kib = map(int, proc.stdout.split())
+    assert code == 0, proc.stderr
+    results = [sent_results(fake_provider.requests[i])[-1][1] for i in (2, 3, 4)]
+    assert all(len(r) <= 30_000 for r in results)
+    assert "END" in "".join(results) and "exited with code 0" in "".join(results)
+    assert max_rss_kib < 400 * 1024  # 1 GB went through; memory stayed bounded
