@@ -30,6 +30,7 @@ from swebash_py.tools.netaddr import Resolution, Resolver, resolve_host, system_
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
+HTML_CAP = 2 * 1024 * 1024  # HTML converted at most (about 1 s per MiB here)
 TOTAL_TIMEOUT = 30.0
 HOP_TIMEOUT = httpx.Timeout(10.0)
 USER_AGENT = "swebash-web-fetch/1 (+https://github.com/)"
@@ -220,7 +221,10 @@ def render(fetched: Fetched) -> str:
                                               and b"<html" in fetched.body[:4096].lower()):
         from swebash_py.tools.htmltext import html_to_markdown
 
-        title, text = html_to_markdown(fetched.body, fetched.charset)
+        title, text = html_to_markdown(fetched.body[:HTML_CAP], fetched.charset)
+        if len(fetched.body) > HTML_CAP:
+            note = f"[only the first {HTML_CAP // (1024 * 1024)} MiB of the HTML converted]"
+            text = f"{note}\n\n{text}"
     else:
         title, text = "", fetched.body.decode(fetched.charset or "utf-8", "replace")
     size = f"{len(fetched.body):,} bytes"
