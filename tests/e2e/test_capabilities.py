@@ -206,3 +206,31 @@ def test_a_background_command_printing_1_gb_keeps_ai_small(fake_provider: FakePr
     assert all(len(r) <= 30_000 for r in results)
     assert "END" in "".join(results) and "exited with code 0" in "".join(results)
     assert max_rss_kib < 400 * 1024  # 1 GB went through; memory stayed bounded
+
+
+@pytest.mark.pty
+def test_repl_ps_lists_and_killing_ai_ends_its_background_commands(
+        fake_provider: FakeProvider, spawn_ai: Any) -> None:
+    import os
+    import signal
+    import time
+
+    from tests.tools.conftest import alive, group_members
+
+    fake_provider.queue(call("run_command", "r1", command="sleep 777", background=True),
+                        Reply(text="started it"))
+    child = spawn_ai("-y", *model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("start a sleeper")
+    child.expect("started it")
+    child.expect("swebash>")
+    child.sendline("/ps")
+    child.expect(r"bg1\s+running · pid (\d+)")
+    pid = int(child.match.group(1))
+    child.expect("sleep 777")
+    assert alive(pid) and len(group_members(pid)) >= 2  # the shell and the sleep
+    os.kill(child.pid, signal.SIGKILL)  # no cleanup code runs in ai
+    deadline = time.monotonic() + 10
+    while group_members(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert group_members(pid) == []

@@ -17,7 +17,7 @@ from swebash_py.tools.background import JobTable
 from swebash_py.tools.base import ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.command import RunCommand
 from swebash_py.tools.jobs import CommandOutput, StopCommand
-from tests.tools.conftest import alive, call
+from tests.tools.conftest import alive, call, group_members
 
 
 @pytest.fixture
@@ -30,20 +30,6 @@ async def jobs() -> AsyncIterator[JobTable]:
 @pytest.fixture
 def bctx(workspace: Path, jobs: JobTable) -> ToolContext:
     return ToolContext(workspace=workspace, jobs=jobs, max_output_chars=4_000)
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live processes in the process group ``pgid``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-                found.append(int(name))
-    return found
 
 
 async def start(ctx: ToolContext, command: str) -> ToolResult:
