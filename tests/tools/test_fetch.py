@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.agent.policy import decide, suggest_rule
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals.policy import decide, suggest_rule
+from swebash_py.approvals.rules import RuleSet
 from swebash_py.tools.base import ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.fetch import MAX_BYTES, WebFetch
 from swebash_py.tools.netaddr import is_private
