@@ -83,7 +83,8 @@ class CommandOutput(Tool[CommandOutputArgs]):
 
     async def run(self, args: CommandOutputArgs, ctx: ToolContext) -> ToolResult:
         job = _job(ctx, args.id)
-        await _table(ctx).wait_for_end(job, args.wait)
+        # never longer than the executor lets a tool run (command_timeout + 15 s)
+        await _table(ctx).wait_for_end(job, min(args.wait, ctx.command_timeout))
         text, size = job.take()
         return ToolResult(_report(job, text, size),
                           metadata={"id": job.id, "running": job.running,

@@ -234,3 +234,25 @@ def test_repl_ps_lists_and_killing_ai_ends_its_background_commands(
     while group_members(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert group_members(pid) == []
+
+
+@pytest.mark.pty
+def test_ai_undo_in_a_terminal_shows_the_diff_and_asks(fake_provider: FakeProvider,
+                                                       spawn_ai: Any, workspace: Path) -> None:
+    (workspace / "app.py").write_text("x = 1\n")
+    fake_provider.queue(call("edit_file", path="app.py", old_text="x = 1", new_text="x = 2"),
+                        Reply(text="edited"))
+    assert run_ai("-y", *model_args(fake_provider), "edit", cwd=workspace).returncode == 0
+    child = spawn_ai("undo")
+    child.expect("-x = 2")
+    child.expect(r"Undo these changes\? \[y/N\]")
+    child.sendline("n")
+    child.expect("nothing undone")
+    child.expect(pexpect.EOF)
+    assert (workspace / "app.py").read_text() == "x = 2\n"
+    child = spawn_ai("undo")
+    child.expect(r"Undo these changes\? \[y/N\]")
+    child.sendline("y")
+    child.expect("restored 1 file: app.py")
+    child.expect(pexpect.EOF)
+    assert (workspace / "app.py").read_text() == "x = 1\n"

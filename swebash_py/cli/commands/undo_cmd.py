@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from typing import Annotated
 
@@ -16,17 +15,17 @@ from swebash_py.config import load_settings
 def _tty_ask() -> Ask | None:
     """An asker reading a line from /dev/tty; None when there is no terminal."""
     try:
-        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        tty_in = open("/dev/tty", encoding="utf-8", errors="replace")  # noqa: SIM115
+        tty_out = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
     except OSError:
         return None
-    tty = os.fdopen(fd, "r+", buffering=1, encoding="utf-8", errors="replace")
 
     async def ask(question: str) -> bool:
         from swebash_py.checkpoints.flow import is_yes
 
-        tty.write(question)
-        tty.flush()
-        line = await asyncio.to_thread(tty.readline)
+        tty_out.write(question)
+        tty_out.flush()
+        line = await asyncio.to_thread(tty_in.readline)
         return is_yes(line)
 
     return ask
