@@ -36,7 +36,9 @@ def _asker(repl: Repl) -> Ask:
 
 
 async def undo(repl: Repl) -> None:
-    session_id = repl.recorder.session_id
+    # a REPL that has not asked anything yet undoes the workspace's latest session
+    session_id = repl.recorder.session_id or repl.store.latest_session(
+        str(repl.settings.workspace))
     back = last_turn(repl.store, session_id) if session_id else None
     if back is None:
         repl.say("nothing to undo: no file changes recorded in this session", "dim")

@@ -201,7 +201,8 @@ class JobTable:
         for job in live:
             signal_group(job.pid, signal.SIGKILL)
             for task in job.tasks:
-                task.cancel()
+                with contextlib.suppress(RuntimeError):  # at exit the loop may be closed
+                    task.cancel()
 
     def table(self) -> list[str]:
         """One line per command, for /ps."""

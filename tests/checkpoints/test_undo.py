@@ -191,6 +191,8 @@ async def test_rewind_across_three_turns_restores_files_and_conversation(
              if isinstance(b, TextBlock)]
     assert texts == ["turn 1", "reply to turn 1", "turn 4", "reply to turn 4"]
     assert [t.seq for t in store.live_turns(sid)] == [1, 4]
+    exported = store.export(sid)
+    assert "## Turn 2 (rewound" in exported and "## Turn 4\n" in exported
 
 
 async def test_writes_outside_a_turn_or_without_a_store_still_work(workspace: Path) -> None:

@@ -256,3 +256,21 @@ def test_ai_undo_in_a_terminal_shows_the_diff_and_asks(fake_provider: FakeProvid
     child.expect("restored 1 file: app.py")
     child.expect(pexpect.EOF)
     assert (workspace / "app.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.pty
+def test_repl_undo_before_any_question_undoes_the_latest_session_here(
+        fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
+    fake_provider.queue(call("write_file", path="made.txt", content="m\n"), Reply(text="ok"))
+    assert run_ai("-y", *model_args(fake_provider), "make", cwd=workspace).returncode == 0
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("/undo")
+    child.expect(r"delete made\.txt")
+    child.expect(r"Undo these changes\? \[y/N\]")
+    child.sendline("y")
+    child.expect("restored 1 file")
+    child.expect("swebash>")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    assert not (workspace / "made.txt").exists()
