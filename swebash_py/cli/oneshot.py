@@ -38,16 +38,18 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                       notes: list[str], collect: list[str] | None = None) -> int:
     """Answer one question, streaming; returns the exit code."""
-    from swebash_py.session_wiring import open_session
+    from swebash_py.build import build_session
 
     renderer = _make_renderer(invocation)
-    session = open_session(settings, invocation, renderer_suspend=renderer.suspend,
-                           on_notice=_note_line)
+    session = build_session(settings, resume=invocation.session,
+                            continue_last=invocation.continue_last,
+                            no_tools=invocation.no_tools, debug=invocation.debug,
+                            renderer_suspend=renderer.suspend, on_notice=_note_line)
     code = 1
     try:
         for note in notes:
             renderer.handle(Notice(note))
-        async for event in session.runtime.agent.run_turn(question):
+        async for event in session.agent.run_turn(question):
             _show(renderer, event, invocation.json_output)
             if isinstance(event, TurnComplete):
                 code = EXIT_BY_STOP.get(event.stop_reason, 1)

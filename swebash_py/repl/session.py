@@ -31,9 +31,11 @@ from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, run_shell
 
 if TYPE_CHECKING:
+    from swebash_py.agent.loop import Agent
     from swebash_py.approvals.approver import Answer
     from swebash_py.approvals.decision import PendingCall, Verdict
-    from swebash_py.session_wiring import Session
+    from swebash_py.build import Session
+    from swebash_py.engine.fitting import ContextFitter
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
@@ -79,11 +81,14 @@ class Repl:
     def session(self) -> Session:
         """The stored session and runtime, built on first use (the prompt comes first)."""
         if self._session is None:
-            from swebash_py.session_wiring import open_session
+            from swebash_py.build import build_session
 
-            self._session = open_session(self.settings, self.invocation, asker=self._ask,
-                                         use_tty=False,
-                                         on_notice=lambda note: self.say(note, "dim"))
+            invocation = self.invocation
+            self._session = build_session(
+                self.settings, resume=invocation.session,
+                continue_last=invocation.continue_last, no_tools=invocation.no_tools,
+                debug=invocation.debug, asker=self._ask, use_tty=False,
+                on_notice=lambda note: self.say(note, "dim"))
         return self._session
 
     def _warm_up(self) -> None:
@@ -99,12 +104,12 @@ class Repl:
                 raise
 
     @property
-    def runtime(self) -> Any:
-        return self.session.runtime
+    def runtime(self) -> Session:
+        return self.session
 
     @property
-    def agent(self) -> Any:
-        return self.session.runtime.agent
+    def agent(self) -> Agent:
+        return self.session.agent
 
     @property
     def approver(self) -> Any:
@@ -119,8 +124,8 @@ class Repl:
         return self.session.recorder
 
     @property
-    def fitter(self) -> Any:
-        return self.agent._fitter
+    def fitter(self) -> ContextFitter:
+        return self.session.fitter
 
     def say(self, message: str, style: str = "") -> None:
         self.console.print(Text(message, style=style))
