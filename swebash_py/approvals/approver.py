@@ -58,7 +58,7 @@ class PolicyApprover:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
-        decision = policy.decide(pending.tool.name, pending.tool.read_only,
+        decision = policy.decide(pending.tool.traits(),
                                  pending.args.model_dump(exclude_none=True), pending.preview,
                                  self.mode, self.rules, self.workspace)
         return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings))
@@ -66,7 +66,8 @@ class PolicyApprover:
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         if self._asker is None:
             return Verdict("deny", "no-terminal", self._no_terminal_reason(pending))
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
@@ -83,7 +84,8 @@ class PolicyApprover:
         return Verdict("deny", "user", "the user said no")
 
     def _no_terminal_reason(self, pending: PendingCall) -> str:
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         hint = f", or add an allow rule like {', '.join(rule)}" if rule else ""
         return f"needs approval and there is no terminal to ask on: rerun with --yes{hint}"

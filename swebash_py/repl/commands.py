@@ -86,7 +86,7 @@ class SlashCommands:
         from swebash_py.cli.commands.tools_cmd import confirmation
 
         for tool in self.repl.runtime.registry.tools():
-            asks = confirmation(tool.name, tool.read_only, self.repl.approver.mode)
+            asks = confirmation(tool.traits(), self.repl.approver.mode)
             self.repl.console.print(Text.assemble((f"{tool.name:<15}", "bold"),
                                                   f" asks: {asks}"))
 

@@ -122,6 +122,9 @@ class WriteFileArgs(ToolArgs):
 
 class WriteFile(Tool[WriteFileArgs]):
     name = "write_file"
+    kind = "edit"
+    path_arg = "path"
+    shows = "the new file"
     description = ("Create a file or replace its whole content (atomically). Prefer edit_file "
                    "for changing part of an existing file. Returns a short summary.")
     Args = WriteFileArgs
@@ -198,6 +201,9 @@ def plan_edit(text: str, old: str, new: str, shown: str) -> str:
 
 class EditFile(Tool[EditFileArgs]):
     name = "edit_file"
+    kind = "edit"
+    path_arg = "path"
+    shows = "a diff"
     description = ("Replace one exact occurrence of `old_text` with `new_text` in a file "
                    "(atomically). `old_text` must match exactly once, whitespace included; "
                    "otherwise nothing is changed and the error says why (and where it matched).")

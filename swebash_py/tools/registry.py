@@ -8,7 +8,7 @@ from typing import Any
 
 from swebash_py.config import Settings
 from swebash_py.provider.base import ToolSpec
-from swebash_py.tools.base import Tool
+from swebash_py.tools.base import Tool, ToolTraits
 
 
 class ToolRegistry:
@@ -49,12 +49,22 @@ class ToolRegistry:
         return name in self._tools
 
 
-def default_tools(settings: Settings) -> list[Tool[Any]]:
-    """All seven tools, configured from ``settings``."""
+def builtin_tool_classes() -> list[type[Tool[Any]]]:
+    """The built-in tools, in the order the model sees them: the one list to
+    extend when adding a tool (each class describes itself)."""
     from swebash_py.tools.command import RunCommand
     from swebash_py.tools.edit import EditFile, WriteFile
     from swebash_py.tools.files import ListDirectory, ReadFile, SearchFiles
     from swebash_py.tools.web import WebSearch
 
-    return [ReadFile(), ListDirectory(), SearchFiles(), WriteFile(), EditFile(),
-            RunCommand(), WebSearch(settings.web_search)]
+    return [ReadFile, ListDirectory, SearchFiles, WriteFile, EditFile, RunCommand, WebSearch]
+
+
+def builtin_traits() -> dict[str, ToolTraits]:
+    """The built-in tools' traits by name (rules are checked against these)."""
+    return {cls.name: cls.traits() for cls in builtin_tool_classes()}
+
+
+def default_tools(settings: Settings) -> list[Tool[Any]]:
+    """The built-in tools, configured from ``settings``."""
+    return [cls.configured(settings) for cls in builtin_tool_classes()]
