@@ -58,10 +58,8 @@ class PolicyApprover:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
-        decision = policy.decide(pending.tool.traits(),
-                                 pending.args.model_dump(exclude_none=True), pending.preview,
-                                 self.mode, self.rules, self.workspace)
-        return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings))
+        return policy.decide(pending.tool.traits(), pending.args.model_dump(exclude_none=True),
+                             pending.preview, self.mode, self.rules, self.workspace)
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         if self._asker is None:

@@ -11,24 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from swebash_py.approvals.decision import Decision
 from swebash_py.approvals.rules import RuleSet, format_command_rule, format_path_rule
 from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
 from swebash_py.tools.base import Preview, ToolTraits
-
-
-@dataclass
-class Decision:
-    """What to do with one call, who decided, and lines for the question."""
-
-    action: Literal["allow", "ask", "deny"]
-    by: Literal["mode", "rule", "hook", "no-terminal", "user"]
-    reason: str
-    warnings: list[str] = field(default_factory=list)
 
 
 @lru_cache(maxsize=64)
@@ -75,7 +65,7 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
-        return out("allow", "mode", "read-only command")
+        return Decision("allow", "mode", "read-only command", warnings, read_only_list=True)
     approval = tool.default_approval
     if tool.read_only and approval == "inside-workspace" and not outside:
         return out("allow", "mode", "read-only, inside the workspace")

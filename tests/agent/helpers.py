@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from swebash_py.agent.loop import Agent, AgentOptions, Fitter, Recorder
-from swebash_py.approvals.decision import Approver
+from swebash_py.approvals.decision import Approver, Decision, PendingCall
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.messages import Message
 from swebash_py.events import TurnEvent
@@ -15,6 +15,17 @@ from swebash_py.provider.retry import RetryPolicy
 from swebash_py.tools.base import ToolContext
 from tests.agent.scripted_tools import Journal, all_tools
 from tests.fakeprovider import FakeProvider, RecordedRequest
+
+
+class DenyAll:
+    """Every call is refused."""
+
+    def check(self, pending: PendingCall) -> Decision:
+        return Decision("deny", "mode", "tool calls are disabled")
+
+    async def ask(self, pending: PendingCall, verdict: Decision) -> Decision:
+        return Decision("deny", "mode", "tool calls are disabled")
+
 
 MODELS = {"openai": "openai/test-model", "anthropic": "anthropic/claude-test"}
 

@@ -196,3 +196,17 @@ def test_suggested_rules_allow_exactly_that_call(ws: Path) -> None:
         assert call("write_file", ws, "ask", path=path + "x", allow=rules) == "ask"
     escaped = ["write_file(a\\[1\\]\\*.py)"]
     assert call("write_file", ws, "ask", path="a1x.py", allow=escaped) == "ask"
+
+
+@pytest.mark.parametrize(("command", "mode", "allow", "read_only_list"), [
+    ("ls -la", "ask", [], True),  # only the built-in read-only list says yes
+    ("ls -la", "ask", ["run_command(ls:*)"], False),  # a rule says yes
+    ("ls -la", "yolo", [], False),  # yolo says yes
+    ("ls && npm test", "ask", ["run_command(npm test)"], False),  # a rule covers part
+])
+def test_a_decision_says_whether_only_the_read_only_list_allowed_it(
+        ws: Path, command: str, mode: str, allow: list[str], read_only_list: bool) -> None:
+    decision = decide(TRAITS["run_command"], {"command": command}, Preview("x"), mode,
+                      RuleSet.from_lists(allow), ws)
+    assert decision.action == "allow"
+    assert decision.read_only_list is read_only_list
