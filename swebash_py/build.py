@@ -69,7 +69,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
                            max_tokens=settings.max_tokens, api_base=lambda: options.api_base)
     context = ToolContext(workspace=settings.workspace,
                           command_timeout=settings.tools.command_timeout,
-                          max_output_chars=settings.tools.max_output_chars, settings=settings)
+                          max_output_chars=settings.tools.max_output_chars)
     pre_hook, post_hook = hook_callbacks(settings.hooks, cwd, on_notice)
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,

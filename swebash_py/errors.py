@@ -7,7 +7,6 @@ The CLI catches the base class and prints one line (a traceback only with
 
     SwebashError
      ├── ConfigError              bad file, key, type or value
-     ├── ToolLoopLimit            the model kept calling tools past max_iterations
      └── ProviderError            anything between us and the model
           ├── MissingApiKey        no key for the chosen provider
           ├── AuthenticationFailed 401 / 403
@@ -37,10 +36,6 @@ class UsageError(SwebashError):
     """The command line itself is wrong (exit code 2)."""
 
     exit_code = 2
-
-
-class ToolLoopLimit(SwebashError):
-    """The model asked for tools more than ``max_iterations`` times in one turn."""
 
 
 class ProviderError(SwebashError):

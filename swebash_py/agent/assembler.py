@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from swebash_py.engine.messages import Block, Message, TextBlock, ThinkingBlock, ToolUseBlock
+from swebash_py.engine.messages import Block, TextBlock, ThinkingBlock, ToolUseBlock
 from swebash_py.events import (
     BlockDelta,
     BlockStart,
@@ -62,12 +62,6 @@ class ReplyAssembler:
     @property
     def text(self) -> str:
         return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
-
-    def message(self) -> Message:
-        return Message("assistant", list(self.blocks))
-
-    def tool_calls(self) -> list[ToolUseBlock]:
-        return [b for b in self.blocks if isinstance(b, ToolUseBlock)]
 
     def feed(self, event: ProviderEvent) -> list[ToolUseBlock]:
         """Handle one event; returns the tool calls that are now ready to run.

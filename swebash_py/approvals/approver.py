@@ -46,12 +46,11 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
-                 asker: Asker | None, *, yes: bool = False) -> None:
+                 asker: Asker | None) -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
-        self._yes = yes
 
     @property
     def rules(self) -> RuleSet:

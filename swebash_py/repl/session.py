@@ -70,7 +70,6 @@ class Repl:
         self.question_prompt: PromptSession[str] = PromptSession()
         self._session: Session | None = None
         self._ask_lock = asyncio.Lock()
-        self._cost_label = ""
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
         self._turn_task: asyncio.Task[object] | None = None
@@ -131,7 +130,6 @@ class Repl:
         self.console.print(Text(message, style=style))
 
     def new_session(self) -> None:
-        self._cost_label = ""
         self.agent.history.clear()
         self.recorder.resume(None)
         self.agent.options.session_id = None
@@ -300,5 +298,5 @@ class Repl:
         session = self.recorder.session_id or "new"
         fraction = self.fitter.usage_fraction() if self.fitter else None
         context = f" · context {fraction:.0%}" if fraction is not None else ""
-        return HTML(f" {agent.options.model} · session {session}{context}{self._cost_label}"
+        return HTML(f" {agent.options.model} · session {session}{context}"
                     f" · approval {self.approver.mode} ")

@@ -79,7 +79,6 @@ class ToolContext:
     max_output_chars: int = 30_000
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
-    settings: Any = None
 
 
 @dataclass
