@@ -20,10 +20,11 @@ from rich.console import Console
 from rich.text import Text
 
 from swebash_py import shell_helper
+from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.errors import SwebashError
-from swebash_py.events import ErrorEvent, TurnComplete
+from swebash_py.events import ErrorEvent
 from swebash_py.paths import data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
@@ -227,17 +228,16 @@ class Repl:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
         self.renderer = make_renderer(self.console)
+        def on_error(event: ErrorEvent) -> None:
+            self.renderer.close()
+            self.say(f"Error: {event.message}", "bold red")
+
         try:
-            async for event in self.agent.run_turn(text):
-                if isinstance(event, ErrorEvent):
-                    self.renderer.close()
-                    self.say(f"Error: {event.message}", "bold red")
-                    continue
-                self.renderer.handle(event)
-                if collect is not None and isinstance(event, TurnComplete):
-                    collect.append(event.text)
+            done = await consume(self.agent.run_turn(text), self.renderer, on_error)
         finally:
             self.renderer.close()
+        if collect is not None and done is not None:
+            collect.append(done.text)
 
     async def _suggest(self, task: str) -> None:
         """`? task`: one command from the model, then execute / edit / describe / abort."""
