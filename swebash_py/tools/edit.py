@@ -10,15 +10,14 @@ decoded with ``surrogateescape`` so bytes that are not UTF-8 survive an edit.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import difflib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from pydantic import Field
 
+from swebash_py.atomic import write_atomic
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
@@ -56,38 +55,9 @@ def unified_diff(old: str | None, new: str, shown: str) -> str:
     return "".join(out)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, keeping the mode of an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8", "surrogateescape"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-
-
 async def _write(path: Path, text: str, shown: str) -> None:
     try:
-        await asyncio.to_thread(atomic_write, path, text)
+        await asyncio.to_thread(write_atomic, path, text.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise ToolFailed(f"could not write {shown}: {exc.strerror or exc}; "
                          "the file is unchanged") from exc
