@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from swebash_py.engine.messages import json_object
+
 if TYPE_CHECKING:
     from swebash_py.agent.executor import PostHook, PreHook
     from swebash_py.approvals.decision import PendingCall
@@ -76,13 +78,7 @@ async def run_post_hooks(commands: list[str], payload: dict[str, Any],
 
 def _json_decision(stdout: str) -> dict[str, Any] | None:
     text = stdout.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    return json_object(text) if text.startswith("{") else None
 
 
 def _warning(command: str, run: _Run, timeout: float) -> str | None:
