@@ -7,6 +7,8 @@ The CLI catches the base class and prints one line (a traceback only with
 
     SwebashError
      ├── ConfigError              bad file, key, type or value
+     ├── UsageError               a wrong command line (exit code 2)
+     │    └── AmbiguousSession    a session id prefix matching several (store/)
      └── ProviderError            anything between us and the model
           ├── MissingApiKey        no key for the chosen provider
           ├── AuthenticationFailed 401 / 403
