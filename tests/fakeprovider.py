@@ -19,7 +19,6 @@ import contextlib
 import json
 import select
 import socket
-import socketserver
 import sys
 import threading
 from collections import deque
@@ -361,15 +360,14 @@ class _Handler(BaseHTTPRequestHandler):
             timer.cancel()
 
 
-def _shut_down_now(server: socketserver.BaseServer) -> None:
+def _shut_down_now(server: ThreadingHTTPServer) -> None:
     """``shutdown()`` without waiting out the serve loop's poll interval: once
     it has asked the loop to stop, a connection wakes the loop to see that."""
     stopper = threading.Thread(target=server.shutdown)
     stopper.start()
-    address = server.server_address
-    while stopper.is_alive():
+    while stopper.is_alive():  # the server listens on 127.0.0.1
         with contextlib.suppress(OSError):
-            socket.create_connection((str(address[0]), int(address[1])), timeout=1).close()
+            socket.create_connection(("127.0.0.1", server.server_port), timeout=1).close()
         stopper.join(0.01)
 
 
