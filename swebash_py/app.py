@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from swebash_py.app_names import APPROVAL_MODES, SUBCOMMANDS
+from swebash_py.app_names import APPROVAL_MODES, SANDBOX_MODES, SUBCOMMANDS
 from swebash_py.errors import SwebashError
 from swebash_py.helptext import TOP_LEVEL_HELP
 
@@ -59,6 +59,7 @@ def ask(
     shell: Annotated[bool, typer.Option("-s", "--shell")] = False,
     explain: Annotated[bool, typer.Option("--explain")] = False,
     debug: Annotated[bool, typer.Option("--debug")] = False,
+    sandbox: Annotated[str | None, typer.Option("--sandbox")] = None,
 ) -> None:
     """Answer QUESTION once, or start the REPL when there is none."""
     from swebash_py.invocation import Invocation
@@ -66,12 +67,16 @@ def ask(
     if approval is not None and approval not in APPROVAL_MODES:
         raise typer.BadParameter(f"'{approval}' is not one of strict, ask, auto-edit, yolo",
                                  param_hint="--approval")
+    if sandbox is not None and sandbox not in SANDBOX_MODES:
+        raise typer.BadParameter(f"'{sandbox}' is not one of {', '.join(SANDBOX_MODES)}",
+                                 param_hint="--sandbox")
     if yes:
         approval = "yolo"
     invocation = Invocation(
         question=" ".join(question or []).strip(), model=model, api_base=api_base,
         approval=approval, json_output=json_output, continue_last=continue_last,
-        session=session, no_tools=no_tools, shell_mode=shell, explain=explain, debug=debug)
+        session=session, no_tools=no_tools, shell_mode=shell, explain=explain, debug=debug,
+        sandbox=sandbox)
     _run_guarded(invocation)
 
 

@@ -6,3 +6,6 @@ SUBCOMMANDS = ("config", "sessions", "tools")
 
 ApprovalMode = Literal["strict", "ask", "auto-edit", "yolo"]
 APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)
+
+SandboxMode = Literal["auto", "read-only", "workspace-write", "off"]
+SANDBOX_MODES: tuple[str, ...] = get_args(SandboxMode)

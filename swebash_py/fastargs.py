@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from swebash_py.app_names import APPROVAL_MODES
+from swebash_py.app_names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.errors import UsageError
 from swebash_py.invocation import Invocation
 
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-s", "--shell", dest="shell_mode", action="store_true")
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--debug", action="store_true")
+    parser.add_argument("--sandbox")
     return parser
 
 
@@ -43,8 +44,12 @@ def parse_question_args(args: list[str]) -> Invocation:
     if ns.approval is not None and ns.approval not in APPROVAL_MODES:
         raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
                          + ", ".join(APPROVAL_MODES))
+    if ns.sandbox is not None and ns.sandbox not in SANDBOX_MODES:
+        raise UsageError(f"invalid value for --sandbox: '{ns.sandbox}' is not one of "
+                         + ", ".join(SANDBOX_MODES))
     return Invocation(
         question=" ".join(ns.question).strip(), model=ns.model, api_base=ns.api_base,
         approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,
         continue_last=ns.continue_last, session=ns.session, no_tools=ns.no_tools,
-        shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug)
+        shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
+        sandbox=ns.sandbox)

@@ -98,6 +98,22 @@ def rules_from(settings: Settings) -> RuleSet:
         raise ConfigError(f"config error: [permissions]: {exc}") from exc
 
 
+def sandbox_active(settings: Settings) -> bool:
+    """Whether model commands run in a working OS sandbox."""
+    from swebash_py.sandbox.runner import available
+
+    return settings.sandbox.mode != "off" and available().ok
+
+
+def host_rules_from(settings: Settings) -> RuleSet:
+    from swebash_py.sandbox.grant import host_rules
+
+    try:
+        return host_rules(settings.sandbox.host_allow)
+    except ValueError as exc:
+        raise ConfigError(f"config error: [sandbox] host_allow: {exc}") from exc
+
+
 def open_store() -> Any:
     from swebash_py.store import Store
 
@@ -133,11 +149,13 @@ def open_session(settings: Settings, invocation: Invocation, *,
     session_id = resume_target(store, invocation, cwd)
     history = store.load_messages(session_id) if session_id else []
     recorder = StoreRecorder(store, settings.resolved_model, cwd, session_id)
-    if asker is None and use_tty and settings.approval != "yolo":
+    if asker is None and use_tty:  # under yolo too: an escalation always asks
         from swebash_py.ui.tty_asker import terminal_asker
 
         asker = terminal_asker(renderer_suspend)
-    approver = PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker)
+    approver = PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker,
+                              sandboxed=lambda: sandbox_active(settings),
+                              host_allow=host_rules_from(settings))
     pre_hook, post_hook = hook_callbacks(settings, on_notice)
     runtime = build_runtime(settings, approver=approver, no_tools=invocation.no_tools,
                             debug=invocation.debug, on_notice=on_notice, history=history,

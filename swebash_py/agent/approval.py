@@ -39,6 +39,7 @@ class Verdict:
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
     instruction: str = ""  # what the user typed instead of yes/no, for the model
+    grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
 
 
 class Approver(Protocol):

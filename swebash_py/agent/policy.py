@@ -41,8 +41,10 @@ def command_analysis(command: str) -> Analysis:
 
 
 def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Preview, mode: str,
-           rules: RuleSet, workspace: Path) -> Decision:
-    """Allow, ask or deny one call (see the module docstring for the order)."""
+           rules: RuleSet, workspace: Path, *, sandboxed: bool = True) -> Decision:
+    """Allow, ask or deny one call (see the module docstring for the order).
+
+    The read-only command list applies only when commands run ``sandboxed``."""
     workspace = workspace.resolve()
     paths = call_paths(tool_name, args, preview, workspace)
     outside = preview.outside or any(not _inside(p, workspace) for p in paths)
@@ -73,7 +75,7 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
     if mode not in ("ask", "auto-edit"):  # strict, and anything unknown: fail closed
         return out("ask", "mode", f"{mode} mode asks before every call")
     used = rules.allowing(tool_name, paths, analysis, workspace,
-                          lambda argv: is_read_only_command(argv, workspace))
+                          lambda argv: sandboxed and is_read_only_command(argv, workspace))
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:

@@ -43,6 +43,7 @@ class ToolContext:
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
     settings: Any = None
+    grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
 
 
 @dataclass
