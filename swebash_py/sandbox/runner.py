@@ -9,6 +9,7 @@ same shape: ``launch`` plus a change set read after the run.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -114,5 +115,8 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
         return await run_process(argv, cwd=policy.workspace, env=dict(plain_env or {}),
                                  timeout=timeout, on_output=on_output, head=head, tail=tail)
     launch = (chosen or backend()).launch(argv, policy, extra_env)
-    return await run_process(launch.argv, cwd=policy.workspace, env=launch.env,
-                             timeout=timeout, on_output=on_output, head=head, tail=tail)
+    res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,
+                            timeout=timeout, on_output=on_output, head=head, tail=tail)
+    if 128 < res.returncode <= 128 + 64:  # the sandbox reports a child's signal as 128+N
+        return dataclasses.replace(res, returncode=128 - res.returncode)
+    return res

@@ -15,6 +15,13 @@ from swebash_py.tools.proc import Capture
 from tests.tools.conftest import alive, call
 
 
+@pytest.fixture
+def ctx(workspace: Path) -> ToolContext:
+    """Outside the sandbox: these tests are about the process runner itself (host
+    pids, signals); tests/sandbox holds the same promises inside the sandbox."""
+    return ToolContext(workspace=workspace, command_timeout=30.0, grant="host")
+
+
 def pids(output: str) -> list[int]:
     return [int(word) for word in output.split() if word.isdigit()]
 
@@ -46,6 +53,7 @@ async def test_environment_is_scrubbed_and_non_interactive(
         monkeypatch.setenv(name, "hunter2")
     monkeypatch.setenv("KEEP_ME", "visible")
     monkeypatch.setenv("TERM", "xterm-256color")
+    ctx.grant = "write"
     out = (await call(RunCommand(), ctx, command="env")).output
     assert "hunter2" not in out
     for expected in ("PAGER=cat", "GIT_PAGER=cat", "TERM=dumb", "NO_COLOR=1",
