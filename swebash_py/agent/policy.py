@@ -191,7 +191,12 @@ def risk_warnings(command: str, analysis: Analysis, workspace: Path | None = Non
     for argv in analysis.commands + analysis.suspects:
         found += _argv_warnings(argv, workspace)
     for target in analysis.write_paths:
-        if workspace is not None and not _inside(_resolve(target, workspace), workspace):
+        if workspace is None:
+            continue
+        if UNKNOWN in target:  # known only at run time: judged as a write anywhere
+            found.append(f"writes to a path known only at run time: "
+                         f"{target.replace(UNKNOWN, '…')}")
+        elif not _inside(_resolve(target, workspace), workspace):
             found.append(f"writes outside the workspace: {target}")
     return list(dict.fromkeys(found))
 

@@ -203,3 +203,35 @@ def test_kill_9_of_ai_takes_the_command_along(
         assert host_pids(f"sleep {marker}")  # twin: an unsandboxed child survives
     else:
         assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+
+
+# -- judging and escalation -----------------------------------------------------------
+
+@pytest.mark.parametrize("flags", [(), ("-y",)])
+def test_runtime_redirect_does_not_crash_the_turn(
+        fake_provider: FakeProvider, workspace: Path, tmp_path: Path,
+        flags: tuple[str, ...]) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    sent, _log = attack(fake_provider, workspace, 'echo hello > "$HOME/out.txt"', *flags,
+                        env={"HOME": str(home)})
+    assert not (home / "out.txt").exists()
+    assert ("no terminal" in sent) if not flags else ("[sandbox: " in sent)
+
+
+def test_escalation_without_a_terminal_is_denied_saying_why(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    sent, _log = attack(fake_provider, workspace, "touch escalated", "-y", escalate=True)
+    assert sent.startswith("Error:") and "outside the sandbox" in sent
+    assert not (workspace / "escalated").exists()
+
+
+def test_host_allow_runs_outside(fake_provider: FakeProvider, workspace: Path,
+                                 isolated: Path) -> None:
+    marker = Path(f"/tmp/swebash-host-{os.getpid()}")
+    (isolated / "config.toml").write_text(f'[sandbox]\nhost_allow = ["touch {marker}"]\n')
+    try:
+        sent, _log = attack(fake_provider, workspace, f"touch {marker}")
+        assert marker.exists(), sent
+    finally:
+        marker.unlink(missing_ok=True)
