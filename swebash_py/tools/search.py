@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import threading
 from dataclasses import dataclass, field
@@ -249,8 +250,13 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path) 
         err = (await proc.stderr.read(4096)).decode("utf-8", "replace")
     finally:
         if proc.returncode is None:
+            # os.kill, not proc.kill(): Popen.send_signal polls first, and that
+            # waitpid can reap an rg that just exited before asyncio's child
+            # watcher does, which then reports returncode 255 ("Unknown child
+            # process"), hiding rg's 2 for a bad regex. Unreaped, the pid is
+            # still ours, so signalling it is safe.
             with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+                os.kill(proc.pid, signal.SIGKILL)
         await proc.wait()
     if proc.returncode == 2 and not matches and "regex" in err:
         raise ToolFailed(f"invalid regular expression {pattern!r}: {err.strip()}")
