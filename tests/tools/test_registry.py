@@ -13,7 +13,7 @@ CONTRACT = {
     "search_files": ({"pattern"}, {"pattern", "path", "glob"}, True),
     "write_file": ({"path", "content"}, {"path", "content"}, False),
     "edit_file": ({"path", "old_text", "new_text"}, {"path", "old_text", "new_text"}, False),
-    "run_command": ({"command"}, {"command", "timeout"}, False),
+    "run_command": ({"command"}, {"command", "timeout", "escalate"}, False),
     "web_search": ({"query"}, {"query", "max_results"}, True),
 }
 
