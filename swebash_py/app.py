@@ -87,11 +87,12 @@ def _run_guarded(invocation: Any) -> None:
 
 
 def _register_subcommands() -> None:
-    from swebash_py.commands import config_cmd, sessions_cmd, tools_cmd
+    from swebash_py.commands import config_cmd, doctor_cmd, sessions_cmd, tools_cmd
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
+    app.command("doctor")(doctor_cmd.doctor)
 
 
 def run(args: list[str]) -> None:

@@ -152,6 +152,10 @@ class RunCommand(Tool[RunCommandArgs]):
         if policy.mode != "off":
             note = access_note(res.output, policy) if res.returncode != 0 else None
             text += "\n" + status_note(policy) + (f"\n{note}" if note else "")
+        elif ctx.grant == "host":
+            text += "\n[ran outside the sandbox, as approved]"
+        elif _configured_mode(ctx) != "off":
+            text += "\n[no sandbox is available here (see `ai doctor`): ran unconfined]"
         return ToolResult(text, is_error=res.timed_out, metadata=meta)
 
 
@@ -171,6 +175,11 @@ def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
                          f"{found.detail}; see `ai doctor`")
     # auto without a sandbox: the approver asked for everything but plain reads
     return dataclasses.replace(policy, mode="off")
+
+
+def _configured_mode(ctx: ToolContext) -> str:
+    settings = ctx.settings if ctx.settings is not None else _default_settings()
+    return str(settings.sandbox.mode)
 
 
 def _default_settings() -> Any:

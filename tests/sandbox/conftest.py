@@ -13,7 +13,7 @@ import pytest
 
 from swebash_py.sandbox import bwrap
 from tests.agent.helpers import sent_results
-from tests.e2e.conftest import run_ai
+from tests.e2e.conftest import run_ai, spawn_ai  # noqa: F401  (spawn_ai: a fixture)
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 
 
