@@ -250,6 +250,7 @@ class Repl:
         command = shell_helper.extract_command("".join(answer))
         if not command:
             return
+        self.console.print(Text(shell_helper.shown_command(command), style="bold"))
         try:
             action = shell_helper.parse_choice(
                 await self.question_prompt.prompt_async(shell_helper.CHOICES))
