@@ -25,5 +25,7 @@ def run_guarded(invocation: Invocation) -> int:
         early_prompt.hand_over()
         if invocation.debug:
             traceback.print_exc()
-        sys.stderr.write(f"ai: {exc}\n")
+        from swebash_py.engine.secrets import redact_userinfo
+
+        sys.stderr.write(f"ai: {redact_userinfo(str(exc))}\n")
         return exc.exit_code

@@ -13,6 +13,7 @@ from typing import Any
 from swebash_py.agent.approval import Approver
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.config import Settings
+from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
@@ -37,7 +38,7 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
 
     registry = ToolRegistry([] if no_tools else default_tools(settings))
     client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
-                            on_retry=on_notice)
+                            on_retry=lambda note: on_notice(redact(note)))
     workspace = settings.workspace
     system = build_system_prompt(workspace, registry.names(), settings.system_prompt)
     options = AgentOptions(

@@ -74,3 +74,14 @@ def test_file_reads_run_without_a_sandbox(fake_provider: Any, workspace: Path,
     assert result.returncode == 0
     ((_id, sent, _err),) = sent_results(fake_provider.requests[1])
     assert "plain text" in sent
+
+
+def test_api_base_userinfo_is_redacted_in_config_show_and_errors(workspace: Path,
+                                                                 isolated: Path) -> None:
+    (isolated / "config.toml").write_text('api_base = "http://bob:pa55word@127.0.0.1:9/v1"\n'
+                                          "max_retries = 0\n")
+    shown = run_ai("config", "show", cwd=workspace)
+    assert "pa55word" not in shown.stdout and "bob:[REDACTED]@127.0.0.1" in shown.stdout
+    failed = run_ai("-m", "openai/x", "hi", cwd=workspace, env={"OPENAI_API_KEY": "sk-x"})
+    assert failed.returncode == 1 and "127.0.0.1:9" in failed.stderr + failed.stdout
+    assert "pa55word" not in failed.stderr + failed.stdout
