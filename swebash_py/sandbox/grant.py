@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from swebash_py.agent.policy import Decision
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals.policy import Decision
+from swebash_py.approvals.rules import RuleSet
 from swebash_py.sandbox.policy import Grant
 
 READ_ONLY_COMMAND = "read-only command"  # policy.decide's reason for the built-in list

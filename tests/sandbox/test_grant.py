@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from swebash_py.agent import remembered
-from swebash_py.agent.approval import PendingCall, Verdict
-from swebash_py.agent.permission import Answer, PolicyApprover
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals import remembered
+from swebash_py.approvals.approver import Answer, PolicyApprover
+from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.rules import RuleSet
 from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.sandbox.grant import host_rules
 from swebash_py.sandbox.policy import effective_mode
@@ -104,6 +104,6 @@ def test_any_exception_while_judging_asks(workspace: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_a: Any, **_k: Any) -> Any:
         raise ValueError("embedded null byte")
-    monkeypatch.setattr("swebash_py.agent.policy.decide", boom)
+    monkeypatch.setattr("swebash_py.approvals.policy.decide", boom)
     verdict = approver(workspace, "yolo").check(pending(workspace, "ls"))
     assert verdict.action == "ask" and "could not judge" in verdict.reason

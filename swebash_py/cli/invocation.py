@@ -20,6 +20,8 @@ class Invocation:
     explain: bool = False
     debug: bool = False
     sandbox: str | None = None
+    show_version: bool = False
+    show_help: bool = False
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""
