@@ -25,13 +25,30 @@ def own_paths() -> list[Path]:
     return paths
 
 
+def host_sockets(environ: dict[str, str] | None = None) -> list[Path]:
+    """Unix sockets (and their directories) named by our environment: an ssh or gpg
+    agent, docker, the user's runtime directory. /run itself is private already."""
+    env = environ if environ is not None else dict(os.environ)
+    found = []
+    for name in ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
+                 "DOCKER_HOST", "WAYLAND_DISPLAY", "PULSE_SERVER"):
+        value = env.get(name, "")
+        for part in value.replace(";", ":").split(":" if name == "GPG_AGENT_INFO" else ";"):
+            path = part.split("path=", 1)[-1].split(",", 1)[0].removeprefix("unix://")
+            if path.startswith("/") and os.path.exists(path):
+                found.append(Path(path))
+    home = Path(os.path.expanduser("~"))
+    found += [p for p in (home / ".docker" / "run",) if p.exists()]
+    return found
+
+
 def build_policy(settings: Any, grant: Grant, workspace: Path) -> SandboxPolicy:
     """The walls for one command: mode from the grant, masks from the secrets list."""
     section = settings.sandbox
     mode = effective_mode(section.mode, grant)
     workspace = Path(os.path.realpath(workspace))
     home = Path(os.path.expanduser("~"))
-    hidden = [*home_secrets(home), *own_paths()]
+    hidden = [*home_secrets(home), *own_paths(), *host_sockets()]
     if mode != "off":
         hidden += workspace_env_files(workspace)
         for root in section.writable_roots:

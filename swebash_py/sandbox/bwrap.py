@@ -112,7 +112,11 @@ def _git_guards(workspace: Path) -> list[str]:
 
 def _masks(hidden: tuple[Path, ...]) -> list[str]:
     out: list[str] = []
-    for path in dict.fromkeys(Path(os.path.realpath(p)) for p in hidden):
+    paths = list(dict.fromkeys(Path(os.path.realpath(p)) for p in hidden))
+    dirs = [p for p in paths if p.is_dir()]
+    for path in paths:
+        if any(d != path and path.is_relative_to(d) for d in dirs):
+            continue  # inside a directory that is masked whole (and read-only)
         if path.is_dir():
             out += ["--tmpfs", str(path), "--remount-ro", str(path)]
         elif path.exists():

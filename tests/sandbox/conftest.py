@@ -45,7 +45,7 @@ def attack(fake_provider: FakeProvider, workspace: Path, command: str, *flags: s
 
 
 def host_pids(marker: str) -> list[int]:
-    """Host processes whose command line contains ``marker``."""
+    """Host processes whose command line starts with ``marker`` (``sleep 1000.5``)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
@@ -55,7 +55,7 @@ def host_pids(marker: str) -> list[int]:
             state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
-        if marker.encode() in cmdline and state not in ("Z", "X"):
+        if cmdline.startswith(marker.encode()) and state not in ("Z", "X"):
             found.append(int(entry))
     return found
 

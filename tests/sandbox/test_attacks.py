@@ -235,3 +235,24 @@ def test_host_allow_runs_outside(fake_provider: FakeProvider, workspace: Path,
         assert marker.exists(), sent
     finally:
         marker.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("off", [False, True])
+def test_agent_sockets_named_in_the_environment_are_closed(
+        fake_provider: FakeProvider, workspace: Path, off: bool) -> None:
+    """An ssh-agent style socket outside /run (here under the runtime dir we name)."""
+    runtime = workspace.parent / "runtime"
+    runtime.mkdir()
+    path = runtime / "agent.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    server.listen(1)
+    try:
+        command = ("/usr/bin/python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+                   f"s.connect('{path}'); print('CONN' + 'ECTED')\"")
+        env = {"SSH_AUTH_SOCK": str(path), "XDG_RUNTIME_DIR": str(runtime)}
+        flags = ("-y", "--sandbox", "workspace-write", *(OFF if off else ()))
+        sent, _log = attack(fake_provider, workspace.parent, command, *flags, env=env)
+        assert ("CONNECTED" in sent) is off
+    finally:
+        server.close()
