@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 
 from tests.e2e.test_pty import finish, model_args
 from tests.fakeprovider import FakeProvider, Reply
-from tests.sandbox.conftest import needs_bwrap
+from tests.sandbox.conftest import command_reply, needs_bwrap
 from tests.sandbox.test_doctor import path_without_bwrap
 
 pytestmark = pytest.mark.pty
@@ -42,3 +43,30 @@ def test_no_sandbox_is_said_once(fake_provider: FakeProvider, spawn_ai: Any,
     child.sendline("/exit")
     assert finish(child) == 0
     assert "no sandbox" not in (child.before or "")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("answer", ["y", "a"])
+def test_escalation_asks_even_with_yes_and_is_never_standing(
+        fake_provider: FakeProvider, spawn_ai: Any, answer: str) -> None:
+    marker = Path(f"/tmp/swebash-escalated-{os.getpid()}-{answer}")
+    call = command_reply(f"touch {marker}", escalate=True)
+    fake_provider.queue(call, Reply(text="done once"), call, Reply(text="done twice"))
+    try:
+        child = spawn_ai("-y", *model_args(fake_provider), "go")
+        child.expect("outside the sandbox")
+        child.expect("Allow")
+        child.sendline(answer)
+        child.expect("done once")
+        assert finish(child) == 0
+        assert marker.exists()  # it ran outside: the host's /tmp
+        marker.unlink()
+        again = spawn_ai("-y", *model_args(fake_provider), "go")
+        again.expect("outside the sandbox")  # "a" did not make it standing
+        again.expect("Allow")
+        again.sendline("n")
+        again.expect("done twice")
+        assert finish(again) == 0
+        assert not marker.exists()
+    finally:
+        marker.unlink(missing_ok=True)
