@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from swebash_py.cli.names import ApprovalMode
+from swebash_py.cli.names import ApprovalMode, SandboxMode
 from swebash_py.errors import ConfigError
 from swebash_py.paths import config_path
 
@@ -46,6 +46,15 @@ class HooksSettings(Section):
     timeout: float = Field(60.0, gt=0)
 
 
+class SandboxSettings(Section):
+    mode: SandboxMode = "auto"
+    network: bool = False
+    writable_roots: list[Path] = Field(default_factory=list)
+    host_allow: list[str] = Field(default_factory=list)
+    preview: bool = True
+    preview_max_mb: int = Field(1024, ge=1)
+
+
 class Settings(Section):
     model: str | None = None
     api_base: str | None = None
@@ -64,6 +73,8 @@ class Settings(Section):
     web_search: WebSearchSettings = Field(
         default_factory=lambda: WebSearchSettings.model_validate({}))
     hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
+    sandbox: SandboxSettings = Field(
+        default_factory=lambda: SandboxSettings.model_validate({}))
 
     @property
     def resolved_model(self) -> str:
@@ -102,7 +113,10 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None)
         if value := os.environ.get(variable):
             data[key] = value
     for key, value in (flags or {}).items():
-        if value is not None:
+        if value is not None and key == "sandbox_mode":
+            section = data.get("sandbox")
+            data["sandbox"] = {**(section if isinstance(section, dict) else {}), "mode": value}
+        elif value is not None:
             data[key] = value
     try:
         return Settings.model_validate(data)

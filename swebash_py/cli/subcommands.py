@@ -18,12 +18,13 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _register_subcommands() -> None:
-    from swebash_py.cli.commands import config_cmd, sessions_cmd, tools_cmd, undo_cmd
+    from swebash_py.cli.commands import config_cmd, doctor_cmd, sessions_cmd, tools_cmd, undo_cmd
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
     app.command("undo")(undo_cmd.undo)
+    app.command("doctor")(doctor_cmd.doctor)
 
 
 def run(args: list[str]) -> None:
