@@ -3,6 +3,7 @@ errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import traceback
 
@@ -12,13 +13,16 @@ from swebash_py.invocation import Invocation
 
 def run_guarded(invocation: Invocation) -> int:
     """Execute ``invocation``; returns the exit code."""
+    from swebash_py import stopsignals
     from swebash_py.service import execute
 
+    stopsignals.install()
     try:
-        return execute(invocation)
+        return stopsignals.exit_code(execute(invocation))
     except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
-        return 130
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            sys.stderr.write(f"\n{stopsignals.describe()}\n")
+        return stopsignals.exit_code(130)
     except SwebashError as exc:
         from swebash_py import early_prompt
 

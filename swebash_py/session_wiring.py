@@ -33,9 +33,9 @@ class StoreRecorder:
             self.session_id = self.store.create_session(self.model, self.cwd)
         self._turn_id = self._last_turn_id = self.store.begin_turn(self.session_id, user_text)
 
-    def add_block(self, block: Block) -> None:
+    def add_block(self, block: Block, step: int | None = None) -> None:
         if self._turn_id is not None:
-            self.store.add_block(self._turn_id, block)
+            self.store.add_block(self._turn_id, block, step)
 
     def checkpoint(self, messages: list[Message]) -> None:
         """Persist a compacted history, so resuming does not compact again."""

@@ -29,6 +29,7 @@ from swebash_py.store.records import (
     SessionUsage,
     TurnRecord,
     block_to_row,
+    in_request_order,
     make_title,
     messages_from_json,
     messages_to_json,
@@ -168,9 +169,10 @@ class Store:
                        " WHERE id = ?", (now, make_title(text), session_id))
             return int(cur.lastrowid or 0)
 
-    def add_block(self, turn_id: int, block: Block) -> None:
-        """Append one completed block to the turn (one committed write)."""
-        kind, text, meta = block_to_row(block)
+    def add_block(self, turn_id: int, block: Block, step: int | None = None) -> None:
+        """Append one completed block to the turn (one committed write); ``step``
+        is the request of the turn it belongs to (see ``in_request_order``)."""
+        kind, text, meta = block_to_row(block, step)
         now = time.time()
         with self._write() as db:
             db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)"
@@ -239,9 +241,8 @@ class Store:
             resumed_here = turn.id == start_turn
             if turn.user_text and not resumed_here:
                 msgs.append(Message.user(turn.user_text))
-            for seq, rec in enumerate(turn.blocks, start=1):
-                if resumed_here and seq <= after_block:
-                    continue
+            blocks = turn.blocks[after_block:] if resumed_here else turn.blocks
+            for rec in in_request_order(blocks):
                 _append_block(msgs, rec.to_block())
         return repair(msgs)
 
