@@ -42,9 +42,12 @@ def _wants_typer(args: list[str]) -> bool:
 
 def _ask(args: list[str]) -> int:
     """Parse a question's arguments and run it; returns the exit code."""
+    from swebash_py import stopsignals
     from swebash_py.errors import SwebashError
     from swebash_py.fastargs import parse_question_args
     from swebash_py.guarded import run_guarded
+
+    stopsignals.install()  # before the early prompt: SIGHUP there must exit 129 too
 
     try:
         invocation = parse_question_args(args)

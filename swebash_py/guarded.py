@@ -14,10 +14,11 @@ from swebash_py.invocation import Invocation
 def run_guarded(invocation: Invocation) -> int:
     """Execute ``invocation``; returns the exit code."""
     from swebash_py import stopsignals
-    from swebash_py.service import execute
 
     stopsignals.install()
     try:
+        from swebash_py.service import execute  # a stop signal may come while it imports
+
         return stopsignals.exit_code(execute(invocation))
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone

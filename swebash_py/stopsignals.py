@@ -1,9 +1,9 @@
 """SIGTERM and SIGHUP end a turn the way Ctrl-C does.
 
-The one-shot runner: a stop signal is passed to the current SIGINT handler
-(asyncio's, which cancels the running turn: its stop reason is recorded, the
-pending calls are answered, tool processes are stopped), then ``ai`` exits
-128 + the signal's number (143, 129) instead of 130. The REPL: its own
+The one-shot runner: a stop signal is passed to asyncio's SIGINT handler,
+which cancels the running turn (its stop reason is recorded, the pending
+calls are answered, tool processes are stopped), then ``ai`` exits 128 + the
+signal's number (143, 129) instead of 130; with no turn running it exits at once. The REPL: its own
 callback cancels the running turn and leaves the prompt.
 """
 
@@ -42,14 +42,15 @@ def install() -> None:
 
 
 def _as_interrupt(signum: int, frame: FrameType | None) -> None:
+    """A running event loop handles it as Ctrl-C (asyncio cancels the main task,
+    a second one stops at once); outside one, exit now with 128 + signum."""
     global _received
-    first = _received is None
     _received = signum
     handler = signal.getsignal(signal.SIGINT)
-    if first and callable(handler):
+    if callable(handler) and handler is not signal.default_int_handler:
         handler(signal.SIGINT, frame)
-    else:  # a second stop signal, or no Python handler: stop now
-        raise KeyboardInterrupt
+        return
+    raise SystemExit(128 + signum)
 
 
 def install_async(loop: asyncio.AbstractEventLoop, on_stop: Callable[[], None]) -> None:

@@ -19,7 +19,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.text import Text
 
-from swebash_py import shell_helper
+from swebash_py import shell_helper, stopsignals
 from swebash_py.config import Settings
 from swebash_py.errors import SwebashError
 from swebash_py.events import ErrorEvent, TurnComplete
@@ -155,8 +155,9 @@ class Repl:
         early_prompt.hand_over()
         self.say(f"swebash · {model} · /help for commands", "dim")
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
+        stopsignals.install_async(asyncio.get_running_loop(), self._stop)
         try:
-            while True:
+            while stopsignals.received() is None:
                 try:
                     line = await self.prompt.prompt_async(self._prompt_text())
                 except KeyboardInterrupt:
@@ -170,6 +171,13 @@ class Repl:
             if self._session is not None:
                 self._session.close()
         return 0
+
+    def _stop(self) -> None:
+        """SIGTERM / SIGHUP: end the running turn like Ctrl-C, then leave."""
+        if self._turn_task is not None:
+            self._turn_task.cancel()
+        elif self.prompt.app.is_running:
+            self.prompt.app.exit(exception=EOFError())
 
     async def _dispatch(self, line: str) -> object:
         if not line:
