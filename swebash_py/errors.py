@@ -8,6 +8,8 @@ The CLI catches the base class and prints one line (a traceback only with
     SwebashError
      ├── ConfigError              bad file, key, type or value
      ├── ToolLoopLimit            the model kept calling tools past max_iterations
+     ├── StorageError             the data directory or the sessions database
+     │    └── SessionGone          the session was deleted while in use
      └── ProviderError            anything between us and the model
           ├── MissingApiKey        no key for the chosen provider
           ├── AuthenticationFailed 401 / 403
@@ -41,6 +43,16 @@ class UsageError(SwebashError):
 
 class ToolLoopLimit(SwebashError):
     """The model asked for tools more than ``max_iterations`` times in one turn."""
+
+
+class StorageError(SwebashError):
+    """The data directory or the sessions database cannot be used as it is:
+    full disk, read-only or unusable directory, damaged or newer database.
+    ``str()`` says where and what to do."""
+
+
+class SessionGone(StorageError):
+    """The session was deleted (by another ``ai``) while this one used it."""
 
 
 class ProviderError(SwebashError):

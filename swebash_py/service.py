@@ -77,6 +77,9 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                 code = EXIT_BY_STOP.get(event.stop_reason, 1)
                 if collect is not None:
                     collect.append(event.text)
+        if problem := session.recorder.take_problem():  # the answer stood; saving it failed
+            _error_line(sys.stderr, str(problem))
+            code = code or 1
     finally:
         renderer.close()
         session.close()

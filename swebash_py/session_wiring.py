@@ -10,37 +10,48 @@ from swebash_py.agent.permission import Asker, PolicyApprover
 from swebash_py.agent.rules import RuleSet
 from swebash_py.config import Settings
 from swebash_py.engine.messages import Block, Message
-from swebash_py.errors import ConfigError, SwebashError
+from swebash_py.errors import ConfigError, SessionGone, StorageError, SwebashError
 from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
 from swebash_py.runtime import Runtime, build_runtime
 
 
 class StoreRecorder:
-    """Writes each finished block to the store; creates the session lazily."""
+    """Writes each finished block to the store; creates the session lazily.
+
+    A storage failure (full disk, the session deleted by another ``ai``) does
+    not stop the turn the user is watching: the first one is kept in
+    ``problem`` for the caller to report as one line, and nothing more is
+    written this turn.
+    """
 
     def __init__(self, store: Any, model: str, cwd: str, session_id: str | None) -> None:
         self.store = store
         self.model = model
         self.cwd = cwd
         self.session_id: str | None = None
+        self.problem: StorageError | None = None
         self._turn_id: Any = None
         self._last_turn_id: Any = None
         self.resume(session_id)
 
     def begin_turn(self, user_text: str) -> None:
+        self.problem = None
         if self.session_id is None:
-            self.session_id = self.store.create_session(self.model, self.cwd)
-        self._turn_id = self._last_turn_id = self.store.begin_turn(self.session_id, user_text)
+            self.session_id = self._safely(self.store.create_session, self.model, self.cwd)
+            if self.session_id is None:
+                return
+        self._turn_id = self._last_turn_id = self._safely(self.store.begin_turn,
+                                                          self.session_id, user_text)
 
     def add_block(self, block: Block, step: int | None = None) -> None:
         if self._turn_id is not None:
-            self.store.add_block(self._turn_id, block, step)
+            self._safely(self.store.add_block, self._turn_id, block, step)
 
     def checkpoint(self, messages: list[Message]) -> None:
         """Persist a compacted history, so resuming does not compact again."""
         if self._last_turn_id is not None:
-            self.store.add_checkpoint(self._last_turn_id, messages)
+            self._safely(self.store.add_checkpoint, self._last_turn_id, messages)
 
     def resume(self, session_id: str | None) -> None:
         """Record into ``session_id`` from now on (None: a new session, created lazily)."""
@@ -50,9 +61,27 @@ class StoreRecorder:
 
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None:
         if self._turn_id is not None:
-            self.store.finish_turn(self._turn_id, stop_reason, usage.get("input_tokens", 0),
-                                   usage.get("output_tokens", 0), cost)
+            self._safely(self.store.finish_turn, self._turn_id, stop_reason,
+                         usage.get("input_tokens", 0), usage.get("output_tokens", 0), cost)
             self._turn_id = None
+
+    def take_problem(self) -> StorageError | None:
+        """The storage failure of the last turn, once; a deleted session is
+        let go (the next turn starts a new one)."""
+        problem, self.problem = self.problem, None
+        if isinstance(problem, SessionGone):
+            self.resume(None)
+        return problem
+
+    def _safely(self, write: Callable[..., Any], *args: Any) -> Any:
+        if self.problem is not None:
+            return None
+        try:
+            return write(*args)
+        except StorageError as exc:
+            self.problem = exc
+            self._turn_id = None
+            return None
 
 
 @dataclass
@@ -99,11 +128,17 @@ def rules_from(settings: Settings) -> RuleSet:
 
 
 def open_store() -> Any:
+    """The sessions database (``StorageError`` when it cannot be used); says so
+    in one line when a damaged one had to be moved aside."""
+    import sys
+
     from swebash_py.store import Store
 
-    directory = data_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    return Store(directory / "sessions.db")
+    store = Store(data_dir() / "sessions.db")
+    if store.moved_aside is not None:
+        sys.stderr.write(f"ai: the sessions database was damaged: it was moved to "
+                         f"{store.moved_aside} and a new one started\n")
+    return store
 
 
 def resume_target(store: Any, invocation: Invocation, cwd: str) -> str | None:

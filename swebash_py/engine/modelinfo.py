@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -100,11 +99,11 @@ def _slim(full: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def _write_quietly(path: Path, text: str) -> None:
     """Write a cache file atomically; a cache that cannot be written is skipped."""
+    from swebash_py.atomicfile import write_atomic
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, text)  # removes its temporary file if the disk is full
     except OSError:
         pass
 

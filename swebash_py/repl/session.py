@@ -24,7 +24,7 @@ from swebash_py.config import Settings
 from swebash_py.errors import SwebashError
 from swebash_py.events import ErrorEvent, TurnComplete
 from swebash_py.invocation import Invocation
-from swebash_py.paths import data_dir
+from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
@@ -58,8 +58,7 @@ class Repl:
         self.invocation = invocation
         self.console = Console()
         self.renderer: Any = make_renderer(self.console)
-        history_dir = data_dir()
-        history_dir.mkdir(parents=True, exist_ok=True)
+        history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
             completer=ReplCompleter(COMMANDS), complete_while_typing=False,
@@ -243,6 +242,8 @@ class Repl:
                     collect.append(event.text)
         finally:
             self.renderer.close()
+            if problem := self.recorder.take_problem():
+                self.say(f"Error: {problem}", "bold red")
 
     async def _suggest(self, task: str) -> None:
         """`? task`: one command from the model, then execute / edit / describe / abort."""
