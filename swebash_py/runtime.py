@@ -37,7 +37,8 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
 
     registry = ToolRegistry([] if no_tools else default_tools(settings))
     client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
-                            on_retry=on_notice)
+                            on_retry=on_notice, connect_timeout=settings.connect_timeout,
+                            stream_idle_timeout=settings.stream_idle_timeout)
     workspace = settings.workspace
     system = build_system_prompt(workspace, registry.names(), settings.system_prompt)
     options = AgentOptions(
