@@ -30,13 +30,10 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def backup(path: Path) -> Path | None:
-    """Copy ``path`` to ``<name>.bak`` (or ``.bak-2``, ...: an existing backup
-    is never replaced) before it is rewritten; returns the copy's path."""
+    """Copy ``path`` to ``<name>.bak`` (the previous version, replaced each
+    time) before it is rewritten; returns the copy's path."""
     if not path.exists():
         return None
-    target, n = path.with_name(path.name + ".bak"), 1
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.name}.bak-{n}")
+    target = path.with_name(path.name + ".bak")
     write_atomic(target, path.read_text(encoding="utf-8", errors="surrogateescape"))
     return target

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from swebash_py.agent import remembered
 from swebash_py.agent.permission import Asker, PolicyApprover
 from swebash_py.agent.rules import RuleSet
 from swebash_py.config import Settings
@@ -173,6 +174,8 @@ def open_session(settings: Settings, invocation: Invocation, *,
 
         asker = terminal_asker(renderer_suspend)
     approver = PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker)
+    if broken := remembered.problem():  # its rules are not used: say so once
+        on_notice(f"warning: {broken}")
     pre_hook, post_hook = hook_callbacks(settings, on_notice)
     runtime = build_runtime(settings, approver=approver, no_tools=invocation.no_tools,
                             debug=invocation.debug, on_notice=on_notice, history=history,

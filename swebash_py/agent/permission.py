@@ -16,6 +16,7 @@ from typing import Literal
 from swebash_py.agent import policy, remembered
 from swebash_py.agent.approval import PendingCall, Verdict
 from swebash_py.agent.rules import RuleSet
+from swebash_py.errors import StorageError
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,11 @@ class PolicyApprover:
         if answer.kind == "always":
             if not rule:
                 return Verdict("allow", "user", "allowed once (no rule can safely cover it)")
-            for each in rule:
-                remembered.add(self.workspace, each)
+            try:
+                for each in rule:
+                    remembered.add(self.workspace, each)
+            except StorageError as exc:  # a broken approvals.json is never overwritten
+                return Verdict("allow", "user", f"allowed once; not remembered: {exc}")
             return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}")
         if answer.kind == "instruction":
             return Verdict("deny", "user", f"the user said instead: {answer.text}",

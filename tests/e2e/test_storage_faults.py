@@ -196,3 +196,14 @@ def test_the_session_deleted_mid_turn(fake_provider: FakeProvider, workspace: Pa
     _one_line(result, "deleted while in use")
     assert process.returncode == 1
     assert "no sessions yet" in run_ai("sessions", "list").stdout
+
+
+def test_a_broken_approvals_file_is_named_once(fake_provider: FakeProvider,
+                                               workspace: Path) -> None:
+    _home().mkdir(parents=True)
+    (_home() / "approvals.json").write_text('{"/ws": ["web_search",]}')
+    fake_provider.queue(Reply(text="fine"))
+    result = _ask(fake_provider, "hello", cwd=workspace)
+    assert result.returncode == 0 and "fine" in result.stdout
+    assert result.stderr.count("approvals.json line 1 column") == 1, result.stderr
+    assert (_home() / "approvals.json").read_text() == '{"/ws": ["web_search",]}'
