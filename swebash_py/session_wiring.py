@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from swebash_py.agent import remembered
-from swebash_py.agent.permission import Asker, PolicyApprover
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals import remembered
+from swebash_py.approvals.approver import Asker, PolicyApprover
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import ConfigError, SessionGone, StorageError, SwebashError
-from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
 from swebash_py.runtime import Runtime, build_runtime
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.agent import remembered
-from swebash_py.agent.approval import PendingCall
-from swebash_py.agent.permission import Answer, PolicyApprover
-from swebash_py.agent.policy import decide, suggest_rule
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals import remembered
+from swebash_py.approvals.approver import Answer, PolicyApprover
+from swebash_py.approvals.decision import PendingCall
+from swebash_py.approvals.policy import decide, suggest_rule
+from swebash_py.approvals.rules import RuleSet
 from swebash_py.config import Settings
 from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.errors import StorageError

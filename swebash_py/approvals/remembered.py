@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from swebash_py.agent.rules import parse_rule
+from swebash_py.approvals.rules import parse_rule
 from swebash_py.atomicfile import backup, write_atomic
 from swebash_py.errors import StorageError
 from swebash_py.paths import data_dir
