@@ -13,7 +13,8 @@ from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnComplete, T
 from swebash_py.invocation import Invocation
 from swebash_py.stdin_context import compose_question, read_piped
 
-EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
+EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_iterations": 1,
+                "error": 1, "cancelled": 130}
 
 
 def execute(invocation: Invocation) -> int:

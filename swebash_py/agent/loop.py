@@ -24,14 +24,17 @@ from swebash_py.engine.messages import Block, Message, TextBlock
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (
     ErrorEvent,
+    Finish,
     Notice,
     ProviderEvent,
+    StopReason,
     TurnComplete,
     TurnEvent,
     TurnStart,
     UsageEvent,
 )
 from swebash_py.provider.base import ChatRequest, ToolSpec
+from swebash_py.provider.finish import user_message
 from swebash_py.tools.base import ToolContext
 
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
@@ -87,6 +90,13 @@ class _TurnState:
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     cost: float | None = None
     text: list[str] = field(default_factory=list)
+    rounds_with_tools: int = 0
+
+
+def _final_text(parts: list[str]) -> str:
+    """``turn_complete.text``: the text of every round, blank-line separated
+    (so "Let me look." and the answer after the tools do not run together)."""
+    return "\n\n".join(part for part in parts if part)
 
 
 class Agent:
@@ -130,11 +140,12 @@ class Agent:
         self._repair_if_needed()
         self._recorder.begin_turn(user_text)
         self._append("user", [TextBlock(user_text)], record=False)
-        stop = "stop"
+        stop: StopReason = "stop"
         try:
             for _round in range(self.options.max_iterations):
-                stop = await self._round(emit, lambda: next(counter), state)
-                if stop != "tool_calls":
+                finish = await self._round(emit, lambda: next(counter), state)
+                if finish.reason != "tool_calls":
+                    stop = self._stop_for(finish, state, emit)
                     break
             else:
                 stop = "max_iterations"
@@ -150,11 +161,28 @@ class Agent:
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
         self._recorder.finish_turn(stop, state.usage, state.cost)
-        emit(TurnComplete(stop, "".join(state.text), dict(state.usage)))  # type: ignore[arg-type]
+        emit(TurnComplete(stop, _final_text(state.text), dict(state.usage)))
+
+    @staticmethod
+    def _stop_for(finish: Finish, state: _TurnState,
+                  emit: Callable[[TurnEvent], None]) -> StopReason:
+        """How the turn ends for the last reply's finish; what the user must
+        hear about (a refusal, a filter, a reason we do not know, an empty
+        answer) becomes one error line."""
+        message = user_message(finish)
+        if message is None and finish.reason == "stop" and not state.rounds_with_tools \
+                and not any(state.text):
+            message = "the model returned an empty answer"
+        if message is None:
+            return "length" if finish.reason == "length" else "stop"
+        emit(ErrorEvent(message, finish.reason))
+        if finish.reason in ("refusal", "content_filter"):
+            return "refusal" if finish.reason == "refusal" else "content_filter"
+        return "error"
 
     async def _round(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
-                     state: _TurnState) -> str:
-        """One request and its tools; returns the finish reason."""
+                     state: _TurnState) -> Finish:
+        """One request and its tools; returns how the reply finished."""
         assembler = ReplyAssembler(emit, next_index, self._recorder.add_block)
         executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                                 timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
@@ -179,7 +207,8 @@ class Agent:
         state.text.append(assembler.text)
         self._account(assembler, emit, state)
         if not executor.calls:
-            return assembler.finish_reason or "stop"
+            finish = assembler.finish or Finish("stop")
+            return Finish("stop", finish.raw) if finish.reason == "tool_calls" else finish
         try:
             results = await executor.results()
         except BaseException:
@@ -187,7 +216,8 @@ class Agent:
             self._append("user", list(results))
             raise
         self._append("user", list(results))
-        return "tool_calls"
+        state.rounds_with_tools += 1
+        return Finish("tool_calls")
 
     async def _request_stream(self, emit: Callable[[TurnEvent], None]
                               ) -> AsyncIterator[ProviderEvent]:

@@ -25,7 +25,7 @@ from swebash_py.errors import (
     ProviderUnavailable,
     StreamCut,
 )
-from swebash_py.events import ProviderEvent, ThinkingSignature
+from swebash_py.events import ProviderEvent, RedactedThinking, ThinkingSignature
 from swebash_py.provider import openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.errormap import error_for_status, is_context_message, retry_after_seconds
@@ -80,8 +80,8 @@ class LiteLLMBackend:
             async for chunk in response:
                 for event in parser.feed_chunk(chunk.model_dump(exclude_none=True)):
                     yield event
-                for signature in _signatures(chunk):
-                    yield ThinkingSignature(signature)
+                for event in thinking_block_events(chunk):
+                    yield event
             for event in parser.end():
                 yield event
         except ProviderError:
@@ -129,26 +129,37 @@ def build_messages(request: ChatRequest) -> list[dict[str, Any]]:
         messages.append({"role": "system", "content": request.system})
     for message in request.messages:
         converted = openai_wire.convert_message(message)
-        thinking = [{"type": "thinking", "thinking": b.text, "signature": b.signature}
-                    for b in message.blocks if isinstance(b, ThinkingBlock) and b.signature]
+        thinking = [_thinking_block(b) for b in message.blocks
+                    if isinstance(b, ThinkingBlock) and (b.signature or b.redacted_data)]
         if thinking and message.role == "assistant":
             converted[0]["thinking_blocks"] = thinking
         messages.extend(converted)
     return messages
 
 
-def _signatures(chunk: Any) -> list[str]:
-    """Thinking signatures litellm carries in ``thinking_blocks`` (Anthropic)."""
+def _thinking_block(block: ThinkingBlock) -> dict[str, Any]:
+    if block.redacted_data is not None:
+        return {"type": "redacted_thinking", "data": block.redacted_data}
+    return {"type": "thinking", "thinking": block.text, "signature": block.signature}
+
+
+def thinking_block_events(chunk: Any) -> list[ProviderEvent]:
+    """What litellm carries in ``delta.thinking_blocks`` beyond the text: a
+    signature arriving on its own (Anthropic; litellm also tags each Mistral
+    thinking piece with a made-up one, which would split the block) and
+    redacted (encrypted) blocks."""
     try:
         delta = chunk.choices[0].delta
     except (AttributeError, IndexError):
         return []
-    blocks = getattr(delta, "thinking_blocks", None) or []
-    found = []
-    for block in blocks:
-        signature = block.get("signature") if isinstance(block, dict) else None
-        if signature:
-            found.append(signature)
+    found: list[ProviderEvent] = []
+    for block in getattr(delta, "thinking_blocks", None) or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "redacted_thinking" and block.get("data"):
+            found.append(RedactedThinking(str(block["data"])))
+        elif block.get("signature") and not block.get("thinking"):
+            found.append(ThinkingSignature(str(block["signature"])))
     return found
 
 

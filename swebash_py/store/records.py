@@ -78,7 +78,10 @@ def block_to_row(block: Block) -> tuple[str, str, str | None]:
     if isinstance(block, TextBlock):
         return "text", redact(block.text), None
     if isinstance(block, ThinkingBlock):
-        return "thinking", redact(block.text), json.dumps({"signature": block.signature})
+        meta = {"signature": block.signature}
+        if block.redacted_data is not None:
+            meta["redacted_data"] = block.redacted_data
+        return "thinking", redact(block.text), json.dumps(meta)
     if isinstance(block, ToolUseBlock):
         meta = {"id": block.id, "name": block.name}
         return "tool_use", redact(block.arguments), json.dumps(meta)
@@ -89,7 +92,7 @@ def block_to_row(block: Block) -> tuple[str, str, str | None]:
 def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Block:
     data = data or {}
     if block_type == "thinking":
-        return ThinkingBlock(text, data.get("signature"))
+        return ThinkingBlock(text, data.get("signature"), redacted_data=data.get("redacted_data"))
     if block_type == "tool_use":
         return ToolUseBlock(str(data.get("id", "")), str(data.get("name", "")), text)
     if block_type == "tool_result":
