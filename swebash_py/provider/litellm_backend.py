@@ -17,18 +17,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from swebash_py.engine.messages import ThinkingBlock
-from swebash_py.errors import (
-    ContextTooLong,
-    MissingApiKey,
-    ModelNotFound,
-    ProviderError,
-    ProviderUnavailable,
-    StreamCut,
-)
+from swebash_py.errors import MissingApiKey, ProviderError
 from swebash_py.events import ProviderEvent, RedactedThinking, ThinkingSignature
 from swebash_py.provider import openai_wire
 from swebash_py.provider.base import ChatRequest
-from swebash_py.provider.errormap import error_for_status, is_context_message, retry_after_seconds
+from swebash_py.provider.litellm_errors import map_exception
 
 _OFFLINE = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
@@ -74,9 +67,11 @@ class LiteLLMBackend:
         litellm = load()
         self._check_key(litellm, request)
         kwargs = self._arguments(request)
+        started = False
         try:
             response = await litellm.acompletion(**kwargs)
             parser = openai_wire.OpenAIParser()
+            started = True
             async for chunk in response:
                 for event in parser.feed_chunk(chunk.model_dump(exclude_none=True)):
                     yield event
@@ -87,7 +82,8 @@ class LiteLLMBackend:
         except ProviderError:
             raise
         except Exception as exc:
-            raise map_exception(exc, request.model) from exc
+            raise map_exception(exc, request.model, request.api_base,
+                                midstream=started) from exc
 
     @staticmethod
     def _check_key(litellm: Any, request: ChatRequest) -> None:
@@ -96,10 +92,11 @@ class LiteLLMBackend:
         try:
             report = litellm.validate_environment(model=request.model)
         except Exception as exc:
-            raise ModelNotFound(f"unknown model '{request.model}': {exc}") from exc
+            raise map_exception(exc, request.model, request.api_base) from exc
         missing = report.get("missing_keys") or []
         if missing and not report.get("keys_in_environment"):
-            raise MissingApiKey(f"no API key for {request.model}: set {' or '.join(missing)}")
+            raise MissingApiKey(f"no API key for {request.model}: set the "
+                                f"{' or '.join(missing)} environment variable")
 
     @staticmethod
     def _arguments(request: ChatRequest) -> dict[str, Any]:
@@ -161,32 +158,3 @@ def thinking_block_events(chunk: Any) -> list[ProviderEvent]:
         elif block.get("signature") and not block.get("thinking"):
             found.append(ThinkingSignature(str(block["signature"])))
     return found
-
-
-def map_exception(exc: Exception, model: str) -> ProviderError:
-    """A litellm (or transport) exception as one of our errors."""
-    name = type(exc).__name__
-    message = _clean_message(str(exc))
-    status = getattr(exc, "status_code", None)
-    headers = getattr(exc, "litellm_response_headers", None)
-    retry_after = retry_after_seconds(dict(headers) if headers else None)
-    if name == "ContextWindowExceededError" or is_context_message(message):
-        return ContextTooLong(f"context too long for {model}: {message}", status=400)
-    if name == "MidStreamFallbackError":
-        return StreamCut(f"the stream from {model} broke midway: {message}")
-    if "LLM Provider NOT provided" in message or name == "NotFoundError":
-        return ModelNotFound(f"unknown model '{model}': {message}", status=status)
-    if name in ("APIConnectionError", "Timeout", "APITimeoutError") and status in (None, 500):
-        return ProviderUnavailable(f"cannot reach the provider for {model}: {message}")
-    if isinstance(status, int):
-        return error_for_status(status, message, retry_after, provider=model)
-    return ProviderUnavailable(f"{model}: {name}: {message}")
-
-
-def _clean_message(text: str) -> str:
-    """litellm messages repeat the class name and span lines: keep one line."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    for prefix in ("litellm.", "litellm "):
-        if first.startswith(prefix):
-            first = first.split(": ", 1)[-1]
-    return first[:500]
