@@ -19,6 +19,10 @@ def run_guarded(invocation: Invocation) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("\ninterrupted\n")
         return 130
+    except BrokenPipeError:  # the reader of our output went away: end quietly
+        from swebash_py.pipes import quiet_broken_pipe
+
+        return quiet_broken_pipe()
     except SwebashError as exc:
         from swebash_py import early_prompt
 

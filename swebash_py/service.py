@@ -69,17 +69,28 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     session = open_session(settings, invocation, renderer_suspend=renderer.suspend,
                            on_notice=_note_line)
     code = 1
+    turn = session.runtime.agent.run_turn(question)
     try:
         for note in notes:
             renderer.handle(Notice(note))
-        async for event in session.runtime.agent.run_turn(question):
+        async for event in turn:
             _show(renderer, event, invocation.json_output)
             if isinstance(event, TurnComplete):
                 code = EXIT_BY_STOP.get(event.stop_reason, 1)
                 if collect is not None:
                     collect.append(event.text)
+    except BrokenPipeError:  # `ai "x" | head`: the reader has gone
+        from swebash_py.pipes import quiet_broken_pipe
+
+        code = quiet_broken_pipe()
     finally:
-        renderer.close()
+        await turn.aclose()  # stops the turn (recorded as cancelled) before the store closes
+        try:
+            renderer.close()
+        except BrokenPipeError:
+            from swebash_py.pipes import quiet_broken_pipe
+
+            code = quiet_broken_pipe()
         session.close()
     return code
 
