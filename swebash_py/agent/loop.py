@@ -136,9 +136,10 @@ class Agent:
     async def _turn(self, user_text: str, emit: Callable[[TurnEvent], None]) -> None:
         counter = itertools.count()
         state = _TurnState()
-        emit(TurnStart(self.options.model, self.options.session_id))
         self._repair_if_needed()
-        self._recorder.begin_turn(user_text)
+        self._recorder.begin_turn(user_text)  # creates a new session: its id goes out first
+        session_id = getattr(self._recorder, "session_id", None) or self.options.session_id
+        emit(TurnStart(self.options.model, session_id))
         self._append("user", [TextBlock(user_text)], record=False)
         stop: StopReason = "stop"
         try:
