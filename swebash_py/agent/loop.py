@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import traceback
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -117,7 +117,7 @@ class Agent:
         self._fitter = fitter
         self._pre_hook, self._post_hook = pre_hook, post_hook
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[TurnEvent]:
+    async def run_turn(self, user_text: str) -> AsyncGenerator[TurnEvent, None]:
         """Run one user turn, yielding its events as they happen."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         worker = asyncio.create_task(self._turn(user_text, queue.put_nowait))
