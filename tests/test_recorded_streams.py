@@ -238,3 +238,22 @@ async def test_an_empty_answer_is_reported(fake_provider: FakeProvider) -> None:
     assert [e.message for e in events if isinstance(e, ErrorEvent)] == [
         "the model returned an empty answer"]
     assert isinstance(events[-1], TurnComplete) and events[-1].stop_reason == "error"
+
+
+def test_an_empty_refusal_field_on_an_answer_is_not_a_refusal() -> None:
+    """Some OpenAI-compatible servers send ``"refusal": ""`` with every answer;
+    only refusal words, or an opened refusal with no answer, count."""
+    from swebash_py.provider.openai_wire import OpenAIParser
+
+    def finish(*deltas: dict[str, Any]) -> Finish:
+        parser = OpenAIParser()
+        for delta in deltas:
+            parser.feed_chunk({"choices": [{"index": 0, "delta": delta}]})
+        parser.feed_chunk({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        last = parser.end()[-1]
+        assert isinstance(last, Finish)
+        return last
+
+    assert finish({"content": "", "refusal": ""}, {"content": "Sure."}).reason == "stop"
+    assert finish({"refusal": ""}).reason == "refusal"
+    assert finish({"refusal": "No."}).reason == "refusal"

@@ -115,7 +115,7 @@ class OpenAIParser:
         self.calls: dict[int, _Call] = {}
         self.finish: str | None = None
         self.usage: UsageReport | None = None
-        self.refused = False
+        self.refused = self.refusal_opened = self.texted = False
         self.done = False
 
     def feed(self, event: str, data: str) -> list[ProviderEvent]:
@@ -137,11 +137,14 @@ class OpenAIParser:
             thinking = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(thinking, str) and thinking:
                 out.append(ThinkingDelta(thinking))
-            out.extend(content_events(delta.get("content")))
-            if delta.get("refusal") is not None:  # OpenAI: the refusal is the answer
+            texts = content_events(delta.get("content"))
+            self.texted = self.texted or bool(texts)
+            out.extend(texts)
+            if delta.get("refusal"):  # OpenAI: the refusal is the answer
                 self.refused = True
-                if delta["refusal"]:
-                    out.append(TextDelta(str(delta["refusal"])))
+                out.append(TextDelta(str(delta["refusal"])))
+            elif delta.get("refusal") == "":  # opened; litellm drops the words after it
+                self.refusal_opened = True
             if delta.get("tool_calls"):
                 self._tool_deltas(delta["tool_calls"], out)
             if choice.get("finish_reason"):
@@ -193,7 +196,8 @@ class OpenAIParser:
         if self.usage is not None:
             out.append(self.usage)
         finish = normalize(self.finish, has_calls=bool(self.calls))
-        if self.refused and finish.reason == "stop":
+        refused = self.refused or (self.refusal_opened and not self.texted)
+        if refused and finish.reason == "stop":
             finish = Finish("refusal")
         out.append(finish)
         return out
