@@ -76,3 +76,20 @@ def test_every_event_of_a_tool_turn_validates(fake_provider: FakeProvider, works
         stored = [row[0] for row in db.execute("SELECT id FROM sessions")]
     assert stored == [start["session_id"]]  # a new session's id, already in turn_start
     assert complete["text"] == "Let me look.\n\nThe project has one note: alpha."
+
+
+def test_a_refusal_in_json(fake_provider: FakeProvider,
+                           validator: jsonschema.Draft202012Validator) -> None:
+    from tests.fakeprovider import RawReply
+
+    body = (Path(__file__).parent.parent / "streams" / "openai_refusal.sse").read_text()
+    fake_provider.queue(RawReply(body))
+    result = run_ai("--json", "-m", "openai/gpt-4o", "--api-base", fake_provider.url, "hi")
+    assert result.returncode == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert all(validator.is_valid(e) for e in lines), lines
+    errors = [e for e in lines if e["type"] == "error"]
+    assert [(e["error"], e["message"]) for e in errors] == [
+        ("refusal", "the model declined to answer")]
+    assert lines[-1]["stop_reason"] == "refusal"
+    assert lines[-1]["text"] == "I'm sorry, I can't help with that."
