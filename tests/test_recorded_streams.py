@@ -100,6 +100,8 @@ CASES: dict[str, Case] = {
     # Native Gemini goes through litellm only, which maps MALFORMED_FUNCTION_CALL
     # to "stop": the agent reports the empty answer (test_agent_turns below).
     "gemini_native_malformed": Case(None, "gemini/gemini-2.5-flash", _want()),
+    "gemini_native_safety": Case(None, "gemini/gemini-2.5-flash", _want(
+        text="Mixing those two", finish=("content_filter", ""))),
 }
 
 
