@@ -259,3 +259,13 @@ def test_an_empty_refusal_field_on_an_answer_is_not_a_refusal() -> None:
     assert finish({"content": "", "refusal": ""}, {"content": "Sure."}).reason == "stop"
     assert finish({"refusal": ""}).reason == "refusal"
     assert finish({"refusal": "No."}).reason == "refusal"
+
+
+def test_a_stored_redacted_block_survives_resume() -> None:
+    """The session store keeps the encrypted data, so `ai -c` sends it back too."""
+    from swebash_py.engine.messages import ThinkingBlock
+    from swebash_py.store.records import block_to_row, parse_json, row_to_block
+
+    kind, text, meta = block_to_row(ThinkingBlock("", redacted_data=REDACTED))
+    back = row_to_block(kind, text, parse_json(meta))
+    assert isinstance(back, ThinkingBlock) and back.redacted_data == REDACTED
