@@ -164,8 +164,7 @@ class Agent:
         self._recorder.finish_turn(stop, state.usage, state.cost)
         emit(TurnComplete(stop, _final_text(state.text), dict(state.usage)))
 
-    @staticmethod
-    def _stop_for(finish: Finish, state: _TurnState,
+    def _stop_for(self, finish: Finish, state: _TurnState,
                   emit: Callable[[TurnEvent], None]) -> StopReason:
         """How the turn ends for the last reply's finish; what the user must
         hear about (a refusal, a filter, a reason we do not know, an empty
@@ -176,6 +175,8 @@ class Agent:
             message = "the model returned an empty answer"
         if message is None:
             return "length" if finish.reason == "length" else "stop"
+        if self.options.debug:
+            message += f" [finish reason {finish.reason!r}, from the provider {finish.raw!r}]"
         emit(ErrorEvent(message, finish.reason))
         if finish.reason in ("refusal", "content_filter"):
             return "refusal" if finish.reason == "refusal" else "content_filter"

@@ -108,3 +108,12 @@ def test_debug_keeps_the_detail(fake_provider: FakeProvider, isolated: Path) -> 
                     fake_provider.url, "hi", env={"GROQ_API_KEY": "test-key"}, timeout=120)
     assert result.returncode == 1
     assert "ValueError" in result.stderr and "Traceback" in result.stderr
+
+
+def test_debug_shows_the_raw_finish_reason(fake_provider: FakeProvider) -> None:
+    fake_provider.queue(RawReply((STREAMS / "gemini_compat_malformed.sse").read_text()))
+    result = run_ai("--debug", "-m", "openai/gemini-2.5-flash", "--api-base",
+                    fake_provider.url, "hi")
+    assert result.returncode == 1
+    assert "[finish reason 'malformed_tool_call', from the provider " \
+           "'MALFORMED_FUNCTION_CALL']" in result.stderr
