@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from swebash_py.app_names import ApprovalMode
+from swebash_py.cli.names import ApprovalMode
 from swebash_py.errors import ConfigError
 from swebash_py.paths import config_path
 

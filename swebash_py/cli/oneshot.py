@@ -1,4 +1,4 @@
-"""What ``ai`` does once its arguments are parsed: one-shot answers and the REPL."""
+"""The one-shot runner: answer one question (or ``-s``: suggest one command), streaming."""
 
 from __future__ import annotations
 
@@ -7,36 +7,12 @@ import sys
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TextIO
 
-from swebash_py.config import Settings, load_settings
-from swebash_py.errors import UsageError
+from swebash_py.cli.invocation import Invocation
+from swebash_py.config import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnComplete, TurnEvent
-from swebash_py.invocation import Invocation
-from swebash_py.stdin_context import compose_question, read_piped
 
 EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_iterations": 1,
                 "error": 1, "cancelled": 130}
-
-
-def execute(invocation: Invocation) -> int:
-    """Run what the invocation asks for; returns the exit code."""
-    settings = load_settings(invocation.setting_flags())
-    piped = read_piped()
-    question = compose_question(invocation.question, piped)
-    if not question:
-        if sys.stdin.isatty() and not invocation.json_output:
-            from swebash_py.repl.session import run_repl
-
-            return run_repl(settings, invocation)
-        raise UsageError("nothing to ask: give a question, or pipe some input")
-    notes = [note] if piped and (note := piped.note()) else []
-    if invocation.explain:
-        from swebash_py.shell_helper import explain_question
-
-        invocation.no_tools = True
-        question = explain_question(question)
-    if invocation.shell_mode:
-        return run_shell_helper(settings, invocation, question, notes)
-    return asyncio.run(run_oneshot(settings, invocation, question, notes))
 
 
 def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
@@ -80,7 +56,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                 if collect is not None:
                     collect.append(event.text)
     except BrokenPipeError:  # `ai "x" | head`: the reader has gone
-        from swebash_py.pipes import quiet_broken_pipe
+        from swebash_py.cli.pipes import quiet_broken_pipe
 
         code = quiet_broken_pipe()
     finally:
@@ -88,7 +64,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         try:
             renderer.close()
         except BrokenPipeError:
-            from swebash_py.pipes import quiet_broken_pipe
+            from swebash_py.cli.pipes import quiet_broken_pipe
 
             code = quiet_broken_pipe()
         session.close()
