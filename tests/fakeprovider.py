@@ -10,7 +10,8 @@ Every request is recorded (``FakeProvider.requests``; header names lower-cased).
 
 Standalone: ``python tests/fakeprovider.py --port 0 --script script.json`` prints
 ``READY http://127.0.0.1:PORT``. The script is a list of reply dicts (``{"error":
-{...}}`` for an ``ErrorReply``), or ``{"replies": [...], "repeat_last": true}``.
+{...}}`` for an ``ErrorReply``, ``{"raw": FILE}`` for a ``RawReply``), or
+``{"replies": [...], "repeat_last": true}``.
 """
 
 from __future__ import annotations
@@ -487,10 +488,14 @@ def fake_provider() -> Iterator[FakeProvider]:
 # ---------------------------------------------------------------- standalone
 
 
-def reply_from_dict(d: dict[str, Any]) -> Reply | ErrorReply:
-    """A reply from its JSON script form."""
+def reply_from_dict(d: dict[str, Any]) -> Reply | ErrorReply | RawReply:
+    """A reply from its JSON script form (``{"raw": "tests/streams/x.sse"}``
+    replays a recorded body)."""
     if "error" in d:
         return ErrorReply(**d["error"])
+    if "raw" in d:
+        with open(d["raw"], encoding="utf-8") as f:
+            return RawReply(f.read())
     d = dict(d)
     d["tool_calls"] = [ToolCall(**c) for c in d.get("tool_calls", [])]
     if "usage" in d:

@@ -285,3 +285,24 @@ def test_a_stored_redacted_block_survives_resume() -> None:
     kind, text, meta = block_to_row(ThinkingBlock("", redacted_data=REDACTED))
     back = row_to_block(kind, text, parse_json(meta))
     assert isinstance(back, ThinkingBlock) and back.redacted_data == REDACTED
+
+
+def test_the_standalone_server_replays_a_recording(tmp_path: Path) -> None:
+    """`python tests/fakeprovider.py --script` takes {"raw": FILE} (for tmux runs)."""
+    import subprocess
+    import sys
+
+    import httpx
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"raw": str(STREAMS / "openai_refusal.sse")}]))
+    server = subprocess.Popen([sys.executable, str(Path(__file__).parent / "fakeprovider.py"),
+                               "--script", str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split()[1]
+        body = httpx.post(url + "/anything", json={}, timeout=10).text
+        assert body == (STREAMS / "openai_refusal.sse").read_text()
+    finally:
+        server.terminate()
+        server.wait(10)
