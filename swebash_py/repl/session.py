@@ -123,9 +123,13 @@ class Repl:
         return self.agent._fitter
 
     def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style))
+        from swebash_py.render.sanitize import neutralize
+
+        self.console.print(Text(neutralize(message), style=style))
 
     def new_session(self) -> None:
+        if self.runtime.jobs is not None:
+            self.runtime.jobs.close()  # background commands end with their session
         self._cost_label = ""
         self.agent.history.clear()
         self.recorder.resume(None)
