@@ -114,11 +114,12 @@ class ServerConnection:
         except asyncio.CancelledError:
             self._fail("stopped before it was ready" if not self._ready.is_set() else "")
             raise
-        except TimeoutError:
-            self._fail(f"did not start within {self.settings.startup_timeout:g} s "
-                       "(startup_timeout)")
         except Exception as exc:  # a server must never take us down
-            self._fail(_describe(exc))
+            if isinstance(_leaf(exc), TimeoutError) and not self._ready.is_set():
+                self._fail(f"did not start within {self.settings.startup_timeout:g} s "
+                           "(startup_timeout)")
+            else:
+                self._fail(_describe(exc))
         finally:
             self._session = None
             self._ready.set()
@@ -206,10 +207,16 @@ def _is_protocol_error(exc: BaseException) -> bool:
     return isinstance(exc, ValidationError | ValueError)
 
 
-def _describe(exc: BaseException) -> str:
-    """One sanitised line for an exception, groups unwrapped."""
+def _leaf(exc: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    """One sanitised line for an exception, groups unwrapped."""
+    exc = _leaf(exc)
     text = str(exc) or type(exc).__name__
     return one_line(f"{type(exc).__name__}: {text}" if str(exc) else text, 300)
 
