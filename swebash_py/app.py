@@ -59,6 +59,7 @@ def ask(
     shell: Annotated[bool, typer.Option("-s", "--shell")] = False,
     explain: Annotated[bool, typer.Option("--explain")] = False,
     debug: Annotated[bool, typer.Option("--debug")] = False,
+    trust: Annotated[bool, typer.Option("--trust")] = False,
 ) -> None:
     """Answer QUESTION once, or start the REPL when there is none."""
     from swebash_py.invocation import Invocation
@@ -71,7 +72,8 @@ def ask(
     invocation = Invocation(
         question=" ".join(question or []).strip(), model=model, api_base=api_base,
         approval=approval, json_output=json_output, continue_last=continue_last,
-        session=session, no_tools=no_tools, shell_mode=shell, explain=explain, debug=debug)
+        session=session, no_tools=no_tools, shell_mode=shell, explain=explain, debug=debug,
+        trust=trust)
     _run_guarded(invocation)
 
 
@@ -82,9 +84,11 @@ def _run_guarded(invocation: Any) -> None:
 
 
 def _register_subcommands() -> None:
-    from swebash_py.commands import config_cmd, sessions_cmd, tools_cmd
+    from swebash_py.commands import config_cmd, mcp_cmd, sessions_cmd, tools_cmd, trust_cmd
 
+    config_cmd.app.add_typer(trust_cmd.app, name="trust")
     app.add_typer(config_cmd.app, name="config")
+    app.add_typer(mcp_cmd.app, name="mcp")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
 

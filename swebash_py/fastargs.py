@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-s", "--shell", dest="shell_mode", action="store_true")
     parser.add_argument("--explain", action="store_true")
     parser.add_argument("--debug", action="store_true")
+    parser.add_argument("--trust", action="store_true")
     return parser
 
 
@@ -47,4 +48,4 @@ def parse_question_args(args: list[str]) -> Invocation:
         question=" ".join(ns.question).strip(), model=ns.model, api_base=ns.api_base,
         approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,
         continue_last=ns.continue_last, session=ns.session, no_tools=ns.no_tools,
-        shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug)
+        shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug, trust=ns.trust)

@@ -25,6 +25,7 @@ Options:
   -s, --shell            ask for one shell command, then run / edit / describe it
   --explain              explain a shell command in a few lines
   --debug                show full tracebacks and provider details
+  --trust                use this folder's .swebash/ settings without asking
   -V, --version          print the version and exit
   -h, --help             show this message and exit
 
@@ -32,6 +33,8 @@ Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
+  mcp list                                    MCP servers, their state and tools
+  config trust list|revoke PATH               trusted project folders
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).

@@ -19,6 +19,7 @@ class Invocation:
     shell_mode: bool = False
     explain: bool = False
     debug: bool = False
+    trust: bool = False  # use this folder's .swebash/ settings without asking
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""

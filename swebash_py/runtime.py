@@ -25,6 +25,7 @@ class Runtime:
     agent: Agent
     client: ProviderClient
     registry: Any
+    extensions: Any = None  # project.extensions.Extensions: AGENTS.md, commands, MCP
 
 
 def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = False,
@@ -33,13 +34,17 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
                   session_id: str | None = None, pre_hook: Any = None,
                   post_hook: Any = None) -> Runtime:
     """An agent wired to the provider, tools and approvals ``settings`` ask for."""
+    from swebash_py.project.extensions import build_extensions
     from swebash_py.tools.registry import ToolRegistry, default_tools
 
     registry = ToolRegistry([] if no_tools else default_tools(settings))
+    extensions = build_extensions(settings, registry, tools_enabled=not no_tools,
+                                  on_notice=on_notice)
     client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
                             on_retry=on_notice)
     workspace = settings.workspace
-    system = build_system_prompt(workspace, registry.names(), settings.system_prompt)
+    system = build_system_prompt(workspace, registry.names(), settings.system_prompt,
+                                 instructions=extensions.instructions.prompt_text())
     options = AgentOptions(
         model=settings.resolved_model, system=system, max_iterations=settings.max_iterations,
         temperature=settings.temperature, max_tokens=settings.max_tokens,
@@ -50,7 +55,7 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,
                   pre_hook=pre_hook, post_hook=post_hook)
-    return Runtime(settings, agent, client, registry)
+    return Runtime(settings, agent, client, registry, extensions)
 
 
 def _cost(model: str, input_tokens: int, output_tokens: int, cache_read: int,

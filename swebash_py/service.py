@@ -18,7 +18,7 @@ EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancel
 
 def execute(invocation: Invocation) -> int:
     """Run what the invocation asks for; returns the exit code."""
-    settings = load_settings(invocation.setting_flags())
+    settings = load_settings(invocation.setting_flags(), project=_project_decider(invocation))
     piped = read_piped()
     question = compose_question(invocation.question, piped)
     if not question:
@@ -36,6 +36,23 @@ def execute(invocation: Invocation) -> int:
     if invocation.shell_mode:
         return run_shell_helper(settings, invocation, question, notes)
     return asyncio.run(run_oneshot(settings, invocation, question, notes))
+
+
+def _project_decider(invocation: Invocation) -> Any:
+    """How this run decides whether the folder's ``.swebash/`` counts."""
+    def ask(root: Any) -> bool | None:
+        from swebash_py import early_prompt
+        from swebash_py.project.loading import ask_on_terminal
+
+        early_prompt.hand_over()  # the question would print after the plain prompt
+        return ask_on_terminal(root)
+
+    def decide(workspace: Any) -> Any:
+        from swebash_py.project.loading import resolve_project
+
+        return resolve_project(workspace, trust_flag=invocation.trust, ask=ask)
+
+    return decide
 
 
 def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
@@ -68,9 +85,13 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     session = open_session(settings, invocation, renderer_suspend=renderer.suspend,
                            on_notice=_note_line)
     code = 1
+    extensions = session.runtime.extensions
     try:
         for note in notes:
             renderer.handle(Notice(note))
+        if extensions.mcp:  # offered tools: the model sees them only once they answered
+            extensions.mcp.start()
+            await extensions.mcp.wait_ready()
         async for event in session.runtime.agent.run_turn(question):
             _show(renderer, event, invocation.json_output)
             if isinstance(event, TurnComplete):
@@ -79,6 +100,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                     collect.append(event.text)
     finally:
         renderer.close()
+        await extensions.close()
         session.close()
     return code
 

@@ -8,6 +8,8 @@ Syntax (one rule per string)::
     write_file(src/**)          a path glob: relative to the workspace unless
     read_file(/etc/**)          absolute or ~; "*" stays in one directory, "**"
                                 crosses directories, "\\" escapes
+    mcp__time__get_current_time an MCP server's tool; mcp__time__* any tool of
+    mcp__time__*                that server ("*" only at the end)
 
 Paths are matched against the resolved path. An allow rule admits a command
 only if every simple command in it is admitted and the parse is clean; a deny
@@ -28,7 +30,8 @@ from swebash_py.agent.shellparse import UNKNOWN, Analysis
 
 PATH_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file", "edit_file"})
 KNOWN_TOOLS = PATH_TOOLS | {"run_command", "web_search"}
-_RULE = re.compile(r"^([A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
+_RULE = re.compile(r"^(mcp__[\w-]*\*?|[A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
+MCP_PREFIX = "mcp__"
 _WILD = ("$", "`", "*", "?", "[", "{", UNKNOWN)
 
 
@@ -43,6 +46,8 @@ class Rule:
     glob: str | None = None
 
     def applies_to(self, tool: str) -> bool:
+        if self.tool.endswith("*") and self.tool.startswith(MCP_PREFIX):
+            return tool.startswith(self.tool[:-1])
         return self.tool in ("*", tool)
 
     def matches_argv(self, argv: list[str], *, deny: bool = False) -> bool:
@@ -113,6 +118,12 @@ def parse_rule(text: str) -> Rule:
     if not match:
         return _raise(bad("expected TOOL or TOOL(PATTERN), e.g. run_command(git status)"))
     tool, spec = match.group(1), match.group(2)
+    if tool.startswith(MCP_PREFIX):
+        if spec is not None:
+            return _raise(bad("an MCP tool rule takes no pattern"))
+        if tool.endswith("*") and tool.count("__") < 2 and tool != MCP_PREFIX + "*":
+            return _raise(bad("expected mcp__SERVER__* or mcp__SERVER__TOOL"))
+        return Rule(text, tool)
     if tool != "*" and tool not in KNOWN_TOOLS:
         return _raise(bad(f"unknown tool {tool!r} (known: {', '.join(sorted(KNOWN_TOOLS))})"))
     spec = None if spec is None else spec.strip()
