@@ -102,6 +102,9 @@ class ServerConnection:
 
     async def _run(self) -> None:
         try:
+            # The SDK's import takes most of a second (it pulls in starlette and
+            # uvicorn): in a thread, so the REPL's prompt stays responsive.
+            await asyncio.to_thread(import_sdk)
             async with contextlib.AsyncExitStack() as stack:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for runs the coroutine
                 # in another task, and the SDK's scopes must stay in this one.
@@ -194,6 +197,13 @@ async def _list_tools(session: Any) -> list[ServerTool]:
         if not cursor:
             break
     return found
+
+
+def import_sdk() -> None:
+    """Import the SDK modules a connection uses."""
+    import mcp.client.stdio
+    import mcp.client.streamable_http
+    import mcp.shared._httpx_utils  # noqa: F401
 
 
 def _is_protocol_error(exc: BaseException) -> bool:

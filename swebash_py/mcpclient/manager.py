@@ -63,6 +63,10 @@ class McpManager:
                 self._watchers.append(asyncio.get_running_loop().create_task(
                     self._watch(connection)))
 
+    def starting(self) -> bool:
+        """Whether a started server has not yet answered (or given up)."""
+        return any(not w.done() for w in self._watchers)
+
     async def wait_ready(self, timeout: float | None = None) -> None:
         """Until every started server is ready or failed, and its tools are added."""
         if self._watchers:

@@ -109,7 +109,7 @@ class Repl:
         ext = self.extensions
         ext.commands, warnings = split_builtin_clashes(ext.commands, set(COMMANDS))
         for warning in warnings:
-            self.say(f"warning: {warning}", "yellow")
+            self._notice(f"warning: {warning}")
         for name, command in ext.commands.items():
             self._completions["/" + name] = one_line(command.description, 60)
         if ext.mcp:
@@ -262,6 +262,10 @@ class Repl:
         if self.pending_context:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
+        mcp = self.extensions.mcp
+        if mcp and mcp.starting():  # the prompt did not wait for them; the first turn does
+            self.say("waiting for MCP servers to start…", "dim")
+            await mcp.wait_ready()
         self.renderer = make_renderer(self.console)
         try:
             async for event in self.agent.run_turn(text):

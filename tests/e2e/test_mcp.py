@@ -184,3 +184,37 @@ def test_a_pty_user_approves_an_mcp_call(spawn_ai: Any, fake_provider: FakeProvi
     child.expect(pexpect.EOF)
     ((_, content, is_error),) = sent_results(fake_provider.requests[1])
     assert (content, is_error) == ("echo: from the pty", False)
+
+
+@pytest.mark.pty
+def test_repl_custom_command_mcp_and_memory(spawn_ai: Any, fake_provider: FakeProvider,
+                                            workspace: Path, isolated: Path) -> None:
+    (isolated / "config.toml").write_text('[permissions]\nallow = ["mcp__t__*"]\n'
+                                          + toml_servers(t=stdio_server()))
+    commands = isolated / "commands"
+    commands.mkdir()
+    (commands / "greet.md").write_text("---\ndescription: Greet someone\n---\n"
+                                       "Say hello to $1 (all: $ARGUMENTS).\n")
+    (commands / "help.md").write_text("shadowing a built-in")
+    (workspace / "AGENTS.md").write_text("Project rule: be brief.")
+    fake_provider.queue(call("mcp__t__echo", text="Bob"), Reply(text="Greeted him."))
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
+    child.expect("swebash> ")
+    child.expect("/help is built in")  # the clash warning (the path may wrap)
+    child.sendline("/greet Bob Smith")
+    child.expect("Greeted him.")
+    child.sendline("/mcp")
+    child.expect(r"t  \[ready\]")
+    child.expect("mcp__t__echo")
+    child.sendline("/memory")
+    child.expect("Project rule: be brief.")
+    child.sendline("/help")
+    child.expect("/greet")
+    child.expect("Greet someone")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    first = fake_provider.requests[0].body["messages"]
+    assert "Project rule: be brief." in first[0]["content"]
+    assert "Say hello to Bob (all: Bob Smith)." in json.dumps(first[-1])
+    ((_, content, is_error),) = sent_results(fake_provider.requests[1])
+    assert (content, is_error) == ("echo: Bob", False)
