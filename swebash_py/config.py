@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from swebash_py.app_names import ApprovalMode
+from swebash_py.cli.names import ApprovalMode
 from swebash_py.errors import ConfigError
 from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
 from swebash_py.paths import config_path

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from swebash_py.agent.approval import Approver
 from swebash_py.agent.loop import Agent, AgentOptions
+from swebash_py.approvals.decision import Approver
 from swebash_py.config import Settings
 from swebash_py.engine.system_prompt import build_system_prompt
 from swebash_py.provider.client import ProviderClient

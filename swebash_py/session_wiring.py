@@ -6,12 +6,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from swebash_py.agent.permission import Asker, PolicyApprover
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals.approver import Asker, PolicyApprover
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import ConfigError, SwebashError
-from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
 from swebash_py.runtime import Runtime, build_runtime
 

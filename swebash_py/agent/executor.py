@@ -21,8 +21,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
-from swebash_py.agent.approval import Approver, PendingCall, Verdict
 from swebash_py.agent.truncate import cap_middle
+from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ToolResultBlock, ToolUseBlock
 from swebash_py.events import ApprovalEvent, BlockStart, BlockStop, ToolProgress, TurnEvent
 from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult

@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from swebash_py.agent.approval import AllowAll, Approver
 from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
+from swebash_py.approvals.decision import AllowAll, Approver
 from swebash_py.engine.messages import Block, Message, TextBlock
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (

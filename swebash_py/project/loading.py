@@ -114,3 +114,15 @@ def ask_on_terminal(root: Path) -> bool | None:
     if not answer:
         return None
     return answer.strip().lower() in ("y", "yes")
+
+
+def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
+    """How a question or the REPL decides whether the folder's ``.swebash/`` counts:
+    ``--trust``, a remembered answer, or a question on the terminal."""
+    def ask(root: Path) -> bool | None:
+        from swebash_py import early_prompt
+
+        early_prompt.hand_over()  # the question would print after the plain prompt
+        return ask_on_terminal(root)
+
+    return lambda workspace: resolve_project(workspace, trust_flag=trust_flag, ask=ask)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from swebash_py.app_names import APPROVAL_MODES
+from swebash_py.cli.names import APPROVAL_MODES
 from swebash_py.project.extensions import user_dir
 from swebash_py.render.sanitize import neutralize, one_line
 
@@ -147,7 +147,7 @@ class SlashCommands:
         self.repl.say(f"approval: {approver.mode}")
 
     async def cmd_tools(self, _arg: str) -> None:
-        from swebash_py.commands.tools_cmd import confirmation
+        from swebash_py.cli.commands.tools_cmd import confirmation
 
         for name in self.repl.runtime.registry.names():
             tool = self.repl.runtime.registry.get(name)
@@ -155,7 +155,7 @@ class SlashCommands:
             self.repl.console.print(Text.assemble((f"{name:<15}", "bold"), f" asks: {asks}"))
 
     async def cmd_sessions(self, _arg: str) -> None:
-        from swebash_py.commands.sessions_cmd import age
+        from swebash_py.cli.commands.sessions_cmd import age
 
         current = self.repl.recorder.session_id
         for info in self.repl.store.list_sessions(15):

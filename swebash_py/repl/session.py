@@ -20,10 +20,10 @@ from rich.console import Console
 from rich.text import Text
 
 from swebash_py import shell_helper
+from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.errors import SwebashError
 from swebash_py.events import ErrorEvent, TurnComplete
-from swebash_py.invocation import Invocation
 from swebash_py.paths import data_dir
 from swebash_py.render import make_renderer
 from swebash_py.render.sanitize import one_line
@@ -32,8 +32,8 @@ from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, run_shell
 
 if TYPE_CHECKING:
-    from swebash_py.agent.approval import PendingCall, Verdict
-    from swebash_py.agent.permission import Answer
+    from swebash_py.approvals.approver import Answer
+    from swebash_py.approvals.decision import PendingCall, Verdict
     from swebash_py.session_wiring import Session
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
@@ -313,7 +313,7 @@ class Repl:
 
     async def _ask(self, pending: PendingCall, verdict: Verdict,
                    rule: list[str] | None) -> Answer:
-        from swebash_py.agent.permission import Answer, parse_answer
+        from swebash_py.approvals.approver import Answer, parse_answer
         from swebash_py.ui.question import PROMPT, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks

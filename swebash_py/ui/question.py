@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from swebash_py.agent.approval import PendingCall, Verdict
+from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.render.sanitize import neutralize
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "

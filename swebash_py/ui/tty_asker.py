@@ -13,8 +13,8 @@ from contextlib import AbstractContextManager, nullcontext
 
 from rich.console import Console
 
-from swebash_py.agent.approval import PendingCall, Verdict
-from swebash_py.agent.permission import Answer, Asker, parse_answer
+from swebash_py.approvals.approver import Answer, Asker, parse_answer
+from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.ui.question import PROMPT, show_question
 
 Suspend = Callable[[], AbstractContextManager[object]]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from swebash_py.agent.approval import Approver
 from swebash_py.agent.loop import Agent, AgentOptions
+from swebash_py.approvals.decision import Approver
 from swebash_py.events import TurnEvent
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from swebash_py.agent.approval import PendingCall, Verdict
+from swebash_py.approvals.decision import PendingCall, Verdict
 from tests.agent.helpers import make_agent, run
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply, ToolCall

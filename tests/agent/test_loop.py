@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from swebash_py.agent.approval import DenyAll
+from swebash_py.approvals.decision import DenyAll
 from swebash_py.events import (
     BlockDelta,
     BlockStop,

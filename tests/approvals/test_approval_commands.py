@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.agent.policy import decide
-from swebash_py.agent.rules import RuleSet
-from swebash_py.agent.shellparse import analyse
+from swebash_py.approvals.policy import decide
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.approvals.shellparse import analyse
 from swebash_py.tools.base import Preview
 
 ALLOW = ["run_command(ls)", "run_command(ls:*)", "run_command(echo:*)",

@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from swebash_py.agent.policy import decide, risk_warnings, suggest_rule
-from swebash_py.agent.rules import RuleSet
-from swebash_py.agent.shellparse import analyse
+from swebash_py.approvals.policy import decide, risk_warnings, suggest_rule
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.approvals.shellparse import analyse
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolResult
 
 

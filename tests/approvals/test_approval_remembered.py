@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.agent import remembered
-from swebash_py.agent.policy import decide, suggest_rule
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals import remembered
+from swebash_py.approvals.policy import decide, suggest_rule
+from swebash_py.approvals.rules import RuleSet
 from swebash_py.tools.base import Preview
 
 

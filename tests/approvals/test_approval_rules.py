@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.agent.rules import RuleSet, parse_rule
+from swebash_py.approvals.rules import RuleSet, parse_rule
 
 
 @pytest.mark.parametrize(("text", "words", "prefix"), [

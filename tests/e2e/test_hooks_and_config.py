@@ -47,7 +47,7 @@ def test_a_post_tool_hook_sees_the_result(fake_provider: FakeProvider, workspace
 
 
 def test_config_show_lists_and_forget_removes_remembered_rules(workspace: Path) -> None:
-    from swebash_py.agent import remembered
+    from swebash_py.approvals import remembered
 
     remembered.add(workspace, "run_command(git status)")
     shown = run_ai("config", "show", cwd=workspace)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swebash_py.agent.shellparse import UNKNOWN, Analysis
+from swebash_py.approvals.shellparse import UNKNOWN, Analysis
 
 PATH_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file", "edit_file"})
 KNOWN_TOOLS = PATH_TOOLS | {"run_command", "web_search"}

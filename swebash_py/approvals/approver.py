@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from swebash_py.agent import policy, remembered
-from swebash_py.agent.approval import PendingCall, Verdict
-from swebash_py.agent.rules import RuleSet
+from swebash_py.approvals import policy, remembered
+from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.rules import RuleSet
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What ``ai`` does once its arguments are parsed: one-shot answers and the REPL."""
+"""The one-shot runner: answer one question (or ``-s``: suggest one command), streaming."""
 
 from __future__ import annotations
 
@@ -7,52 +7,11 @@ import sys
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TextIO
 
-from swebash_py.config import Settings, load_settings
-from swebash_py.errors import UsageError
+from swebash_py.cli.invocation import Invocation
+from swebash_py.config import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnComplete, TurnEvent
-from swebash_py.invocation import Invocation
-from swebash_py.stdin_context import compose_question, read_piped
 
 EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
-
-
-def execute(invocation: Invocation) -> int:
-    """Run what the invocation asks for; returns the exit code."""
-    settings = load_settings(invocation.setting_flags(), project=_project_decider(invocation))
-    piped = read_piped()
-    question = compose_question(invocation.question, piped)
-    if not question:
-        if sys.stdin.isatty() and not invocation.json_output:
-            from swebash_py.repl.session import run_repl
-
-            return run_repl(settings, invocation)
-        raise UsageError("nothing to ask: give a question, or pipe some input")
-    notes = [note] if piped and (note := piped.note()) else []
-    if invocation.explain:
-        from swebash_py.shell_helper import explain_question
-
-        invocation.no_tools = True
-        question = explain_question(question)
-    if invocation.shell_mode:
-        return run_shell_helper(settings, invocation, question, notes)
-    return asyncio.run(run_oneshot(settings, invocation, question, notes))
-
-
-def _project_decider(invocation: Invocation) -> Any:
-    """How this run decides whether the folder's ``.swebash/`` counts."""
-    def ask(root: Any) -> bool | None:
-        from swebash_py import early_prompt
-        from swebash_py.project.loading import ask_on_terminal
-
-        early_prompt.hand_over()  # the question would print after the plain prompt
-        return ask_on_terminal(root)
-
-    def decide(workspace: Any) -> Any:
-        from swebash_py.project.loading import resolve_project
-
-        return resolve_project(workspace, trust_flag=invocation.trust, ask=ask)
-
-    return decide
 
 
 def run_shell_helper(settings: Settings, invocation: Invocation, task: str,

@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from swebash_py.agent.rules import PATH_TOOLS, RuleSet, format_command_rule, format_path_rule
-from swebash_py.agent.shellparse import SHELLS, UNKNOWN, Analysis, analyse
+from swebash_py.approvals.rules import PATH_TOOLS, RuleSet, format_command_rule, format_path_rule
+from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
 from swebash_py.tools.base import Preview
 
 FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 
-from swebash_py.stdin_context import compose_question, read_piped
+from swebash_py.cli.stdin import compose_question, read_piped
 from tests.e2e.conftest import AI, ai_env
 from tests.fakeprovider import FakeProvider, Reply
 

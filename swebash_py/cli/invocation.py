@@ -19,6 +19,8 @@ class Invocation:
     shell_mode: bool = False
     explain: bool = False
     debug: bool = False
+    show_version: bool = False
+    show_help: bool = False
     trust: bool = False  # use this folder's .swebash/ settings without asking
 
     def setting_flags(self) -> dict[str, Any]:

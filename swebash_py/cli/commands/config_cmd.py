@@ -55,7 +55,7 @@ def show(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 
 
 def effective_report(settings: Settings) -> dict[str, Any]:
-    from swebash_py.agent import remembered
+    from swebash_py.approvals import remembered
     from swebash_py.provider.routing import route
 
     values = redact(settings.model_dump(mode="json"))
@@ -120,7 +120,7 @@ def _toml_value(value: Any) -> str:
 @app.command("forget")
 def forget(rule: str) -> None:
     """Remove a remembered 'always' rule for this workspace."""
-    from swebash_py.agent import remembered
+    from swebash_py.approvals import remembered
 
     settings = load_settings()
     if remembered.remove(settings.workspace, rule):

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from swebash_py.agent.rules import parse_rule
+from swebash_py.approvals.rules import parse_rule
 from swebash_py.paths import data_dir
 
 FILE_NAME = "approvals.json"

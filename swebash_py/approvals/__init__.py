@@ -1,0 +1,1 @@
+"""Deciding whether a tool call runs: rules, policy, remembered answers, the approver."""

@@ -1,0 +1,1 @@
+"""The front door: arguments, help, the error boundary and the one-shot runner."""

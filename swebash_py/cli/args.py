@@ -1,0 +1,80 @@
+"""The one parser of ``ai``'s questions and flags (argparse: ~1 ms to build).
+
+``ai "question"`` and ``ai`` (the REPL) are parsed here; only the words in
+``SUBCOMMANDS`` go to typer. ``ai --help`` prints ``helptext.TOP_LEVEL_HELP``
+without importing this module; a test keeps its Options block equal to
+``options_help()``, which is rendered from this parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from swebash_py.cli.invocation import Invocation
+from swebash_py.cli.names import APPROVAL_MODES
+from swebash_py.errors import UsageError
+
+HELP_COLUMN = 25  # where an option's description starts in `ai --help`
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser; ``help`` strings break lines with ``\\n`` as `ai --help` shows them."""
+    parser = _Parser(prog="ai", add_help=False, allow_abbrev=False)
+    parser.add_argument("question", nargs="*")
+    add = parser.add_argument
+    add("-m", "--model", metavar="MODEL",
+        help="litellm model string, e.g. openai/gpt-4o,\nanthropic/claude-sonnet-4-5, "
+             "gemini/gemini-2.5-flash,\nollama_chat/llama3.1")
+    add("--api-base", metavar="URL",
+        help="provider base URL (OpenAI-compatible servers, Ollama)")
+    add("--approval", metavar="MODE", help="strict | ask (default) | auto-edit | yolo")
+    add("-y", "--yes", action="store_true", help="same as --approval yolo")
+    add("--json", dest="json_output", action="store_true",
+        help="print events as JSON lines instead of rendered text")
+    add("-c", "--continue", dest="continue_last", action="store_true",
+        help="continue the most recent session")
+    add("--session", metavar="ID", help="continue that session")
+    add("--no-tools", action="store_true", help="plain chat: offer no tools to the model")
+    add("-s", "--shell", dest="shell_mode", action="store_true",
+        help="ask for one shell command, then run / edit / describe it")
+    add("--explain", action="store_true", help="explain a shell command in a few lines")
+    add("--debug", action="store_true", help="show full tracebacks and provider details")
+    add("--trust", action="store_true",
+        help="use this folder's .swebash/ settings without asking")
+    add("-V", "--version", action="store_true", help="print the version and exit")
+    add("-h", "--help", action="store_true", help="show this message and exit")
+    return parser
+
+
+def options_help(parser: argparse.ArgumentParser | None = None) -> str:
+    """The Options block of `ai --help`, rendered from the parser."""
+    lines = []
+    for action in (parser or build_parser())._actions:
+        if not action.option_strings:
+            continue
+        names = ", ".join(action.option_strings)
+        if action.metavar:
+            names += f" {action.metavar}"
+        first, *rest = (action.help or "").split("\n")
+        lines.append(f"  {names:<{HELP_COLUMN - 3}} {first}")
+        lines.extend(" " * HELP_COLUMN + more for more in rest)
+    return "\n".join(lines) + "\n"
+
+
+def parse_question_args(args: list[str]) -> Invocation:
+    """An ``Invocation`` from the command line of a question (or the REPL)."""
+    ns = build_parser().parse_intermixed_args(args)
+    if ns.approval is not None and ns.approval not in APPROVAL_MODES:
+        raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
+                         + ", ".join(APPROVAL_MODES))
+    return Invocation(
+        question=" ".join(ns.question).strip(), model=ns.model, api_base=ns.api_base,
+        approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,
+        continue_last=ns.continue_last, session=ns.session, no_tools=ns.no_tools,
+        shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
+        show_version=ns.version, show_help=ns.help, trust=ns.trust)

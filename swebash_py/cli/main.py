@@ -1,0 +1,121 @@
+"""Entry point of ``ai`` / ``swebash``: the one front door.
+
+In order: ``--version`` and ``--help`` are answered without importing
+anything heavy (start-up is a feature); the words in ``SUBCOMMANDS`` go to
+the typer application in ``cli.subcommands``; everything else is a question
+(or the REPL), parsed by ``cli.args`` and run by ``cli.oneshot`` (or
+``repl.session``) inside this module's error boundary: one ``ai: ...`` line
+for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from swebash_py import __version__
+from swebash_py.cli.helptext import TOP_LEVEL_HELP
+from swebash_py.cli.names import SUBCOMMANDS
+
+if TYPE_CHECKING:
+    from swebash_py.cli.invocation import Invocation
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the program; exits with the contract's exit codes."""
+    args = sys.argv[1:] if argv is None else argv
+    if args in (["--version"], ["-V"]):
+        _print_version()
+        return
+    if args in (["--help"], ["-h"]):
+        sys.stdout.write(TOP_LEVEL_HELP)
+        return
+    # pydantic scans every installed package's entry points for plugins at
+    # import (~10 ms); this program uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    if args and args[0] in SUBCOMMANDS:
+        from swebash_py.cli.subcommands import run
+
+        run(args)
+    sys.exit(_ask(args))
+
+
+def _print_version() -> None:
+    print(f"swebash-py {__version__}")
+
+
+def _ask(args: list[str]) -> int:
+    """Parse a question's arguments and run it; returns the exit code."""
+    if "-h" in args or "--help" in args:  # before parsing: help even with bad flags
+        sys.stdout.write(TOP_LEVEL_HELP)
+        return 0
+    from swebash_py.cli.args import parse_question_args
+    from swebash_py.errors import SwebashError
+
+    try:
+        invocation = parse_question_args(args)
+    except SwebashError as exc:
+        sys.stderr.write(f"ai: {exc}\nTry 'ai --help' for help.\n")
+        return exc.exit_code
+    if invocation.show_version:
+        _print_version()
+        return 0
+    if not invocation.question and not (invocation.json_output or invocation.shell_mode
+                                        or invocation.explain):
+        from swebash_py import early_prompt
+
+        early_prompt.show()  # the REPL, most likely: be visibly ready at once
+    return run_guarded(invocation)
+
+
+def run_guarded(invocation: Invocation) -> int:
+    """Execute ``invocation`` inside the error boundary; returns the exit code."""
+    import traceback
+
+    from swebash_py.errors import SwebashError
+
+    try:
+        return execute(invocation)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return 130
+    except SwebashError as exc:
+        from swebash_py import early_prompt
+
+        early_prompt.hand_over()
+        if invocation.debug:
+            traceback.print_exc()
+        sys.stderr.write(f"ai: {exc}\n")
+        return exc.exit_code
+
+
+def execute(invocation: Invocation) -> int:
+    """Run what the invocation asks for (REPL, ``-s``, one-shot); returns the exit code."""
+    import asyncio
+
+    from swebash_py.cli.oneshot import run_oneshot, run_shell_helper
+    from swebash_py.cli.stdin import compose_question, read_piped
+    from swebash_py.config import load_settings
+    from swebash_py.errors import UsageError
+    from swebash_py.project.loading import project_decider
+
+    settings = load_settings(invocation.setting_flags(),
+                             project=project_decider(invocation.trust))
+    piped = read_piped()
+    question = compose_question(invocation.question, piped)
+    if not question:
+        if sys.stdin.isatty() and not invocation.json_output:
+            from swebash_py.repl.session import run_repl
+
+            return run_repl(settings, invocation)
+        raise UsageError("nothing to ask: give a question, or pipe some input")
+    notes = [note] if piped and (note := piped.note()) else []
+    if invocation.explain:
+        from swebash_py.shell_helper import explain_question
+
+        invocation.no_tools = True
+        question = explain_question(question)
+    if invocation.shell_mode:
+        return run_shell_helper(settings, invocation, question, notes)
+    return asyncio.run(run_oneshot(settings, invocation, question, notes))

@@ -1,0 +1,37 @@
+"""The typer application of the subcommands (``ai sessions|config|tools|mcp``).
+
+Questions and the REPL never come here: ``cli.main`` sends only the words in
+``SUBCOMMANDS`` to this module. Errors we raise on purpose become one line
+and exit with their code.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from swebash_py.errors import SwebashError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def _register_subcommands() -> None:
+    from swebash_py.cli.commands import config_cmd, mcp_cmd, sessions_cmd, tools_cmd, trust_cmd
+
+    config_cmd.app.add_typer(trust_cmd.app, name="trust")
+    app.add_typer(config_cmd.app, name="config")
+    app.add_typer(mcp_cmd.app, name="mcp")
+    app.add_typer(sessions_cmd.app, name="sessions")
+    app.command("tools")(tools_cmd.tools)
+
+
+def run(args: list[str]) -> None:
+    """Run the subcommand in ``args``; never returns."""
+    _register_subcommands()
+    try:
+        app(args=args, prog_name="ai", standalone_mode=True)
+    except SwebashError as exc:
+        sys.stderr.write(f"ai: {exc}\n")
+        sys.exit(exc.exit_code)
