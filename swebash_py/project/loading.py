@@ -8,6 +8,7 @@ is remembered); with no terminal it stays untrusted unless ``--trust``.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ class ProjectStatus:
 
 
 Ask = Callable[[Path], bool | None]
+NO_TERMINAL = "not trusted (no terminal to ask on; pass --trust to use it)"
 
 
 def resolve_project(workspace: Path, *, trust_flag: bool = False,
@@ -53,8 +55,7 @@ def resolve_project(workspace: Path, *, trust_flag: bool = False,
     else:
         answer = ask(root) if ask is not None else None
         if answer is None:  # no terminal to ask on (or no answer): not this time
-            status = ProjectStatus(root, False, "not trusted (no terminal to ask on; "
-                                                "pass --trust to use it)")
+            status = ProjectStatus(root, False, NO_TERMINAL)
         else:
             trust.remember(root, "trusted" if answer else "declined")
             status = ProjectStatus(root, answer, "trusted" if answer else "not trusted")
@@ -93,24 +94,23 @@ def describe_contents(root: Path) -> list[str]:
 
 def ask_on_terminal(root: Path) -> bool | None:
     """Put the trust question on the controlling terminal; None when it cannot."""
+    from swebash_py.render.sanitize import neutralize
+
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     except OSError:
         return None
-    with open(fd, "r+", encoding="utf-8", errors="replace", buffering=1) as tty:
-        from swebash_py.render.sanitize import neutralize
-
-        tty.write(f"\nThis folder has its own swebash settings: {neutralize(str(root))}/"
-                  f"{trust.PROJECT_DIR}/\n")
-        for line in describe_contents(root) or ["(nothing that applies)"]:
-            tty.write(f"  {line}\n")
-        tty.write("They can run programs (MCP servers, hooks) and allow tool calls.\n"
-                  "Trust this folder? [y]es / [n]o: ")
-        tty.flush()
-        try:
-            answer = tty.readline()
-        except (KeyboardInterrupt, OSError):
-            return None
+    lines = [f"This folder has its own swebash settings: {neutralize(str(root))}/"
+             f"{trust.PROJECT_DIR}/",
+             *(f"  {line}" for line in describe_contents(root) or ["(nothing that applies)"]),
+             "They can run programs (MCP servers, hooks) and allow tool calls."]
+    try:
+        os.write(fd, ("\r\n".join(["", *lines, "Trust this folder? [y]es / [n]o: "])).encode())
+        answer = os.read(fd, 1024).decode("utf-8", errors="replace")  # one canonical line
+    except (KeyboardInterrupt, OSError):
+        return None
+    finally:
+        os.close(fd)
     if not answer:
         return None
     return answer.strip().lower() in ("y", "yes")
@@ -125,4 +125,11 @@ def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
         early_prompt.hand_over()  # the question would print after the plain prompt
         return ask_on_terminal(root)
 
-    return lambda workspace: resolve_project(workspace, trust_flag=trust_flag, ask=ask)
+    def decide(workspace: Path) -> ProjectStatus:
+        status = resolve_project(workspace, trust_flag=trust_flag, ask=ask)
+        if status.reason == NO_TERMINAL:
+            sys.stderr.write(f"ai: note: {status.root}/{trust.PROJECT_DIR}/ is not used: "
+                             f"{status.reason}\n")
+        return status
+
+    return decide

@@ -112,6 +112,7 @@ def test_an_untrusted_project_folder_changes_nothing(fake_provider: FakeProvider
     ((_, content, is_error),) = sent_results(fake_provider.requests[1])
     assert is_error and "no terminal" in content  # the project's allow rule did not count
     assert not (workspace / "x.txt").exists() and not marker.exists()
+    assert "/.swebash/ is not used: not trusted (no terminal" in result.stderr
     listed = run_ai("mcp", "list", cwd=workspace)
     assert "not used" in listed.stdout and "mcp__t__" not in listed.stdout
 
@@ -218,3 +219,52 @@ def test_repl_custom_command_mcp_and_memory(spawn_ai: Any, fake_provider: FakePr
     assert "Say hello to Bob (all: Bob Smith)." in json.dumps(first[-1])
     ((_, content, is_error),) = sent_results(fake_provider.requests[1])
     assert (content, is_error) == ("echo: Bob", False)
+
+
+@pytest.mark.pty
+def test_trust_is_asked_once_on_a_terminal_and_revocable(spawn_ai: Any, workspace: Path,
+                                                         fake_provider: FakeProvider) -> None:
+    (workspace / ".swebash" / "commands").mkdir(parents=True)
+    (workspace / ".swebash" / "config.toml").write_text(toml_servers(t=stdio_server()))
+    (workspace / ".swebash" / "commands" / "proj.md").write_text("project command $1")
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
+    child.expect("own swebash settings")
+    child.expect("MCP server t:")
+    child.expect("/proj")
+    child.expect(r"Trust this folder\? \[y\]es / \[n\]o: ")
+    child.sendline("y")
+    child.expect("swebash>")
+    child.sendline("/mcp")
+    child.expect(r"t  \[(ready|starting)\]")
+    child.sendline("/help")
+    child.expect("/proj")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    listed = run_ai("config", "trust", "list", cwd=workspace)
+    assert f"trusted   {workspace}" in listed.stdout
+    again = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
+    again.expect("swebash> ")  # not asked a second time
+    again.sendline("/exit")
+    again.expect(pexpect.EOF)
+    assert "Trust this folder" not in (again.before or "")
+    assert run_ai("config", "trust", "revoke", str(workspace), cwd=workspace).returncode == 0
+    assert str(workspace) not in run_ai("config", "trust", "list", cwd=workspace).stdout
+
+
+@pytest.mark.pty
+def test_init_asks_the_model_and_its_write_asks_the_user(spawn_ai: Any, workspace: Path,
+                                                         fake_provider: FakeProvider) -> None:
+    write = Reply(tool_calls=[ToolCall("w1", "write_file", json.dumps(
+        {"path": "AGENTS.md", "content": "# Agents\n"}))])
+    fake_provider.queue(write, Reply(text="Not written, as you wish."))
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
+    child.expect("swebash> ")
+    child.sendline("/init")
+    child.expect("Allow")
+    child.sendline("n")
+    child.expect("Not written")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    assert not (workspace / "AGENTS.md").exists()
+    sent = json.dumps(fake_provider.requests[0].body["messages"][-1])
+    assert "AGENTS.md" in sent and "write_file" in sent

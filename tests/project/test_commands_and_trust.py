@@ -77,3 +77,16 @@ def test_project_config_allows_only_its_keys(tmp_path: Path) -> None:
     merged = merge_project(user, project)
     assert merged["permissions"]["allow"] == ["web_search", "mcp__time__*"]
     assert merged["mcp_servers"]["time"] == {"command": "mine"}  # the user's wins
+
+
+def test_project_commands_count_only_when_trusted(tmp_path: Path, isolated: Path) -> None:
+    from swebash_py.project.extensions import load_custom_commands
+    from swebash_py.project.loading import ProjectStatus
+
+    (tmp_path / ".swebash" / "commands").mkdir(parents=True)
+    (tmp_path / ".swebash" / "commands" / "proj.md").write_text("project")
+    (isolated / "commands").mkdir()
+    (isolated / "commands" / "mine.md").write_text("mine")
+    assert sorted(load_custom_commands(ProjectStatus(tmp_path, trusted=False))) == ["mine"]
+    assert sorted(load_custom_commands(ProjectStatus(tmp_path, trusted=True))) == ["mine",
+                                                                                 "proj"]
