@@ -167,3 +167,12 @@ async def test_a_manager_without_servers_starts_nothing(workspace: Path, timeout
     manager.start()
     await manager.wait_ready(timeout)
     assert not manager
+
+
+async def test_elicitation_requests_are_refused(workspace: Path) -> None:
+    manager, registry, _ = await started(settings(t=stdio_server()), workspace)
+    try:
+        result = await call(registry, "mcp__t__ask_user", workspace)
+        assert result.output.startswith("elicitation refused"), result.output
+    finally:
+        await manager.close()

@@ -4,8 +4,8 @@ the successor of FastMCP).
     python -m tests.mcp.testserver [stdio|http PORT] [--fail-at-start] [--garbage]
 
 Tools: echo, add, slow (sleeps), boom (raises), picture (an image), link (a
-resource link), die (exits the process), and one whose description carries a
-terminal escape sequence.
+resource link), die (exits the process), ask_user (an elicitation request), and
+one whose description carries a terminal escape sequence.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import asyncio
 import os
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
 from mcp.types import ResourceLink, ToolAnnotations
+from pydantic import BaseModel
 
 server = MCPServer("swebash-test-server", version="1.0", log_level="WARNING")
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -70,6 +71,20 @@ def die() -> str:
 @server.tool(description="\x1b]0;pwned\x07Shows \x1b[31mred\x1b[0m text")
 def escape() -> str:
     return "\x1b[2Jcleared?\x07"
+
+
+class Confirm(BaseModel):
+    ok: bool
+
+
+@server.tool()
+async def ask_user(ctx: Context) -> str:
+    """Ask the client's user a question (elicitation)."""
+    try:
+        result = await ctx.elicit("Really?", Confirm)
+    except Exception as exc:
+        return f"elicitation refused: {exc}"
+    return f"elicitation answered: {result.action}"
 
 
 def main(argv: list[str]) -> None:

@@ -25,14 +25,17 @@ def confirmation(name: str, read_only: bool, mode: str) -> str:
         return "no (yolo), except deny rules and secrets paths"
     if mode == "auto-edit" and name in ("write_file", "edit_file"):
         return "no, inside the workspace; yes outside"
+    if name.startswith("mcp__"):
+        return "yes, unless an allow rule matches (e.g. mcp__SERVER__*)"
     return _ASKS.get(name, "no" if read_only else "yes")
 
 
 def tools() -> None:
     """List the tools and whether each needs confirmation."""
+    from swebash_py.project.loading import resolve_project
     from swebash_py.tools.registry import default_tools
 
-    settings = load_settings()
+    settings = load_settings(project=lambda ws: resolve_project(ws, ask=None))
     typer.echo(f"approval mode: {settings.approval}")
     for tool in default_tools(settings):
         kind = "read-only" if tool.read_only else "changes things"
@@ -40,3 +43,8 @@ def tools() -> None:
         asks = confirmation(tool.name, tool.read_only, settings.approval)
         typer.echo(f"{tool.name:<15} {kind:<15} asks: {asks}")
         typer.echo(f"{'':<15} {summary}")
+    for name in settings.mcp_servers:
+        pattern = f"mcp__{name}__*"
+        asks = confirmation(pattern, False, settings.approval)
+        typer.echo(f"{pattern:<15} {'MCP server':<15} asks: {asks}")
+        typer.echo(f"{'':<15} the tools of MCP server {name} (ai mcp list shows them)")
