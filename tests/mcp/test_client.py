@@ -176,3 +176,14 @@ async def test_elicitation_requests_are_refused(workspace: Path) -> None:
         assert result.output.startswith("elicitation refused"), result.output
     finally:
         await manager.close()
+
+
+def test_doctor_lines_name_each_server(workspace: Path) -> None:
+    from swebash_py.config import Settings
+    from swebash_py.mcpclient.doctor import mcp_checks
+
+    settings = Settings.model_validate({"mcp_servers": {
+        "good": stdio_server(), "bad": stdio_server("--fail-at-start")}})
+    lines = {name: (status, detail) for name, status, detail in mcp_checks(settings)}
+    assert lines["mcp good"][0] == "ok" and "tools" in lines["mcp good"][1]
+    assert lines["mcp bad"][0] == "fail" and "missing something" in lines["mcp bad"][1]
