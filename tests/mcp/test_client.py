@@ -187,3 +187,16 @@ def test_doctor_lines_name_each_server(workspace: Path) -> None:
     lines = {name: (status, detail) for name, status, detail in mcp_checks(settings)}
     assert lines["mcp good"][0] == "ok" and "tools" in lines["mcp good"][1]
     assert lines["mcp bad"][0] == "fail" and "missing something" in lines["mcp bad"][1]
+
+
+def test_config_show_hides_mcp_env_and_headers(isolated: Path) -> None:
+    from tests.e2e.conftest import run_ai
+
+    (isolated / "config.toml").write_text(
+        '[mcp_servers.docs]\nurl = "http://127.0.0.1:9/mcp"\n'
+        'headers = { Authorization = "Bearer literal-secret-1", X-Ref = "${DOCS_TOKEN}" }\n'
+        '[mcp_servers.gh]\ncommand = "gh-mcp"\nenv = { GH = "ghp_literalsecret2" }\n')
+    shown = run_ai("config", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert "[mcp_servers.docs]" in shown.stdout and "${DOCS_TOKEN}" in shown.stdout
+    assert "literal-secret-1" not in shown.stdout and "literalsecret2" not in shown.stdout
