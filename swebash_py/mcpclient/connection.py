@@ -67,6 +67,8 @@ class ServerConnection:
         """Close the session and the server (bounded: the SDK kills a laggard)."""
         self._stop.set()
         if self._task is not None:
+            if not self._ready.is_set():  # still starting: do not wait for it to finish
+                self._task.cancel()
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(self._task), 10)
             if not self._task.done():

@@ -200,3 +200,12 @@ def test_config_show_hides_mcp_env_and_headers(isolated: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     assert "[mcp_servers.docs]" in shown.stdout and "${DOCS_TOKEN}" in shown.stdout
     assert "literal-secret-1" not in shown.stdout and "literalsecret2" not in shown.stdout
+
+
+async def test_closing_while_a_server_is_still_starting(workspace: Path) -> None:
+    servers = settings(garbage={**stdio_server("--garbage"), "startup_timeout": 600})
+    manager = McpManager(servers, workspace, ToolRegistry([]))
+    manager.start()
+    assert manager.starting()
+    await manager.close()  # does not wait out the 600 s start-up
+    assert manager.connections["garbage"].state in ("stopped", "failed")
