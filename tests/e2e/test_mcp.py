@@ -268,3 +268,16 @@ def test_init_asks_the_model_and_its_write_asks_the_user(spawn_ai: Any, workspac
     assert not (workspace / "AGENTS.md").exists()
     sent = json.dumps(fake_provider.requests[0].body["messages"][-1])
     assert "AGENTS.md" in sent and "write_file" in sent
+
+
+def test_no_tools_starts_no_server(fake_provider: FakeProvider, workspace: Path,
+                                   isolated: Path) -> None:
+    (isolated / "config.toml").write_text(toml_servers(bad=stdio_server("--fail-at-start")))
+    fake_provider.queue(Reply(text="plain"), Reply(text="plain"))
+    result = run_ai("--no-tools", "-m", "openai/x", "--api-base", fake_provider.url, "hi",
+                    cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert "failed to start" not in result.stderr
+    assert not (isolated / "data" / "mcp" / "bad.log").exists()
+    assert not loads_mcp(workspace, "--no-tools", "-m", "openai/x", "--api-base",
+                         fake_provider.url, "hi")
