@@ -50,6 +50,7 @@ def test_yes_runs_the_published_time_server(fake_provider: FakeProvider, workspa
 
 def test_without_a_terminal_an_mcp_call_is_denied(fake_provider: FakeProvider, workspace: Path,
                                                   isolated: Path) -> None:
+    """echo carries readOnlyHint: the hint alone does not skip the question."""
     (isolated / "config.toml").write_text(toml_servers(t=stdio_server()))
     fake_provider.queue(call("mcp__t__echo", text="hi"), Reply(text="ok"))
     result = ask(fake_provider, workspace)

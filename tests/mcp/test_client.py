@@ -47,6 +47,9 @@ async def test_stdio_server_tools_are_offered_and_called(workspace: Path) -> Non
         result = await call(registry, "mcp__t__echo", workspace, text="hello")
         assert (result.output, result.is_error) == ("echo: hello", False)
         assert (await call(registry, "mcp__t__add", workspace, a=2, b=3)).output == "5"
+        hints = {t.name: t.read_only_hint for t in manager.connections["t"].tools}
+        assert hints["echo"] and not hints["add"]  # echo claims readOnlyHint...
+        assert not registry.get("mcp__t__echo").read_only  # type: ignore[union-attr]
     finally:
         await manager.close()
     assert manager.connections["t"].state == "stopped"
