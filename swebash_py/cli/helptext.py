@@ -33,6 +33,7 @@ Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
+  undo [--yes]                                revert the file changes of the last turn here
   mcp list                                    MCP servers, their state and tools
   config trust list|revoke PATH               trusted project folders
 

@@ -161,9 +161,13 @@ class Repl:
             self.say(message, "dim")
 
     def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style))
+        from swebash_py.render.sanitize import neutralize
+
+        self.console.print(Text(neutralize(message), style=style))
 
     def new_session(self) -> None:
+        if self.runtime.jobs is not None:
+            self.runtime.jobs.close()  # background commands end with their session
         self._cost_label = ""
         self.agent.history.clear()
         self.recorder.resume(None)
