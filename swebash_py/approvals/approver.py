@@ -46,27 +46,25 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
-                 asker: Asker | None, *, yes: bool = False) -> None:
+                 asker: Asker | None) -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
-        self._yes = yes
 
     @property
     def rules(self) -> RuleSet:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
-        decision = policy.decide(pending.tool.name, pending.tool.read_only,
-                                 pending.args.model_dump(exclude_none=True), pending.preview,
-                                 self.mode, self.rules, self.workspace)
-        return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings))
+        return policy.decide(pending.tool.traits(), pending.args.model_dump(exclude_none=True),
+                             pending.preview, self.mode, self.rules, self.workspace)
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         if self._asker is None:
             return Verdict("deny", "no-terminal", self._no_terminal_reason(pending))
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
@@ -86,7 +84,8 @@ class PolicyApprover:
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         hint = f", or add an allow rule like {', '.join(rule)}" if rule else ""
         return f"needs approval and there is no terminal to ask on: rerun with --yes{hint}"

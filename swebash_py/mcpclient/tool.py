@@ -17,7 +17,15 @@ from pydantic import ConfigDict
 from swebash_py.mcpclient.schema import sanitize_schema, tool_name
 from swebash_py.provider.base import ToolSpec
 from swebash_py.render.sanitize import one_line
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolResult
+from swebash_py.tools.base import (
+    DefaultApproval,
+    Preview,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolKind,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from swebash_py.mcpclient.connection import ServerConnection, ServerTool
@@ -31,6 +39,8 @@ class McpArgs(ToolArgs):
 
 class McpTool(Tool[McpArgs]):
     Args: ClassVar[type[ToolArgs]] = McpArgs
+    kind: ClassVar[ToolKind] = "other"
+    approval: ClassVar[DefaultApproval | None] = "ask"  # whatever its readOnlyHint says
     read_only: ClassVar[bool] = False
     server: ClassVar[str]
     remote_name: ClassVar[str]
