@@ -8,14 +8,18 @@ verdict; "always" stores a narrow rule for this workspace.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from swebash_py.approvals import policy, remembered
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
+from swebash_py.sandbox.grant import is_escalation, sandbox_decision
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -46,23 +50,67 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
-                 asker: Asker | None) -> None:
+                 asker: Asker | None, *,
+                 sandboxed: Callable[[], bool] = lambda: True,
+                 host_allow: RuleSet | None = None) -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
+        self._sandboxed = sandboxed
+        self._host = host_allow or RuleSet()
 
     @property
     def rules(self) -> RuleSet:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
-        return policy.decide(pending.tool.traits(), pending.args.model_dump(exclude_none=True),
-                             pending.preview, self.mode, self.rules, self.workspace)
+        try:
+            return self._check(pending)
+        except Exception as exc:  # judging fails closed: ask (deny with no terminal)
+            logger.warning("judging %s failed: %r", pending.tool.name, exc)
+            return Verdict("ask", "mode", f"could not judge this call ({type(exc).__name__}: "
+                                          f"{exc}); asking instead")
+
+    def _check(self, pending: PendingCall) -> Verdict:
+        args = pending.args.model_dump(exclude_none=True)
+        traits = pending.tool.traits()
+        sandboxed = traits.kind != "execute" or self._sandboxed()
+        decision = policy.decide(traits, args, pending.preview, self.mode, self.rules,
+                                 self.workspace, sandboxed=sandboxed)
+        # -- sandbox: decision → grant (the one place; see sandbox/grant.py) --
+        analysis = (policy.command_analysis(str(args.get("command", "")))
+                    if pending.tool.name == "run_command" else None)
+        decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
+                                           self._host, self.workspace)
+        return replace(decision, warnings=list(decision.warnings), grant=grant)
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        try:
+            answered = await self._ask(pending, verdict)
+        except Exception as exc:  # fails closed
+            logger.warning("asking about %s failed: %r", pending.tool.name, exc)
+            answered = Verdict("deny", "mode", f"could not ask about this call "
+                                               f"({type(exc).__name__}: {exc})")
+        answered.grant = verdict.grant
+        return answered
+
+    async def _ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        escalation = is_escalation(pending.tool.name, pending.args.model_dump())
         if self._asker is None:
+            if escalation:
+                return Verdict("deny", "no-terminal", "running a command outside the sandbox "
+                               "needs the user's answer and there is no terminal to ask on "
+                               "(--yes does not answer it; [sandbox] host_allow can)")
             return Verdict("deny", "no-terminal", self._no_terminal_reason(pending))
+        if escalation:
+            answer = await self._asker(pending, verdict, None)
+            if answer.kind in ("yes", "always"):
+                return Verdict("allow", "user", "allowed once, outside the sandbox")
+            if answer.kind == "instruction":
+                return Verdict("deny", "user", f"the user said instead: {answer.text}",
+                               instruction=answer.text)
+            return Verdict("deny", "user", "the user said no")
         rule = policy.suggest_rule(pending.tool.traits(),
                                    pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)

@@ -43,7 +43,8 @@ class Decision:
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
     instruction: str = ""  # what the user typed instead of yes/no, for the model
-    read_only_list: bool = False
+    read_only_list: bool = False  # allowed only by the built-in read-only command list
+    grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
 
 
 Verdict = Decision  # the name the executor and the question UI use

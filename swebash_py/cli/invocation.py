@@ -19,10 +19,12 @@ class Invocation:
     shell_mode: bool = False
     explain: bool = False
     debug: bool = False
+    sandbox: str | None = None
     show_version: bool = False
     show_help: bool = False
     trust: bool = False  # use this folder's .swebash/ settings without asking
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""
-        return {"model": self.model, "api_base": self.api_base, "approval": self.approval}
+        return {"model": self.model, "api_base": self.api_base, "approval": self.approval,
+                "sandbox_mode": self.sandbox}

@@ -20,6 +20,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 def _register_subcommands() -> None:
     from swebash_py.cli.commands import (
         config_cmd,
+        doctor_cmd,
         mcp_cmd,
         sessions_cmd,
         tools_cmd,
@@ -33,6 +34,7 @@ def _register_subcommands() -> None:
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
     app.command("undo")(undo_cmd.undo)
+    app.command("doctor")(doctor_cmd.doctor)
 
 
 def run(args: list[str]) -> None:

@@ -8,11 +8,13 @@ untrusted project's servers (the settings were loaded without them).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
+
+Line = tuple[str, Literal["ok", "warn", "fail"], str]
 
 
-def mcp_checks(settings: Any) -> list[tuple[str, str, str]]:
-    found: list[tuple[str, str, str]] = []
+def mcp_checks(settings: Any) -> list[Line]:
+    found: list[Line] = []
     project = getattr(settings, "project", None)
     if project is not None and project.root is not None and not project.trusted:
         found.append(("mcp", "warn", f"{project.root}/.swebash/ is not used: {project.reason}"))
@@ -22,7 +24,7 @@ def mcp_checks(settings: Any) -> list[tuple[str, str, str]]:
     return found
 
 
-async def _probe(servers: dict[str, Any], workspace: Any) -> list[tuple[str, str, str]]:
+async def _probe(servers: dict[str, Any], workspace: Any) -> list[Line]:
     from swebash_py.mcpclient.manager import McpManager
 
     manager = McpManager(servers, workspace)
@@ -32,7 +34,7 @@ async def _probe(servers: dict[str, Any], workspace: Any) -> list[tuple[str, str
     finally:
         ready = {name: c.state == "ready" for name, c in manager.connections.items()}
         await manager.close()
-    lines = []
+    lines: list[Line] = []
     for name, connection in manager.connections.items():
         if ready[name]:
             lines.append((f"mcp {name}", "ok", f"{len(connection.tools)} tools"

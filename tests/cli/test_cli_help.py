@@ -18,7 +18,8 @@ from tests.e2e.conftest import run_ai
 # --debug, -V, -h): one parser holds them all.
 EXPECTED_OPTIONS = {"-m", "--model", "--api-base", "--approval", "-y", "--yes", "--json",
                     "-c", "--continue", "--session", "--no-tools", "-s", "--shell",
-                    "--explain", "--debug", "--trust", "-V", "--version", "-h", "--help"}
+                    "--explain", "--debug", "--trust", "-V", "--version", "-h", "--help",
+                    "--sandbox"}
 
 
 def parser_options(parser: argparse.ArgumentParser) -> set[str]:

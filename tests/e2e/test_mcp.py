@@ -282,3 +282,12 @@ def test_no_tools_starts_no_server(fake_provider: FakeProvider, workspace: Path,
     assert not (isolated / "data" / "mcp" / "bad.log").exists()
     assert not loads_mcp(workspace, "--no-tools", "-m", "openai/x", "--api-base",
                          fake_provider.url, "hi")
+
+
+def test_doctor_checks_each_mcp_server(workspace: Path, isolated: Path) -> None:
+    (isolated / "config.toml").write_text(toml_servers(
+        good=stdio_server(), bad=stdio_server("--fail-at-start")))
+    result = run_ai("doctor", cwd=workspace)
+    assert "mcp good: " in result.stdout and "tools" in result.stdout
+    assert "fail  mcp bad: " in result.stdout and "missing something" in result.stdout
+    assert result.returncode == 1  # a configured server that does not start is broken
