@@ -55,6 +55,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             _error_line(sys.stderr, event.message)
 
     extensions = session.extensions
+    unsaved = False
     try:
         for note in notes:
             renderer.handle(Notice(note))
@@ -63,6 +64,9 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             await extensions.mcp.wait_ready()
         sink = renderer if json_output else _TextSink(renderer)
         done = await consume(session.agent.run_turn(question), sink, on_error)
+        if problem := session.recorder.take_problem():  # the answer stood; saving it failed
+            _error_line(sys.stderr, str(problem))
+            unsaved = True
     finally:
         renderer.close()
         await extensions.close()
@@ -71,7 +75,8 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         return 1
     if collect is not None:
         collect.append(done.text)
-    return EXIT_BY_STOP.get(done.stop_reason, 1)
+    code = EXIT_BY_STOP.get(done.stop_reason, 1)
+    return code or 1 if unsaved else code
 
 
 def _make_renderer(invocation: Invocation) -> Renderer:
