@@ -46,6 +46,11 @@ class HooksSettings(Section):
     timeout: float = Field(60.0, gt=0)
 
 
+class StoreSettings(Section):
+    url: str | None = None  # postgresql://... (the team store); never printed whole
+    upload_output: bool = False
+
+
 class Settings(Section):
     model: str | None = None
     api_base: str | None = None
@@ -64,6 +69,7 @@ class Settings(Section):
     web_search: WebSearchSettings = Field(
         default_factory=lambda: WebSearchSettings.model_validate({}))
     hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
+    store: StoreSettings = Field(default_factory=lambda: StoreSettings.model_validate({}))
 
     @property
     def resolved_model(self) -> str:
@@ -101,6 +107,8 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None)
     for variable, key in _ENV_KEYS.items():
         if value := os.environ.get(variable):
             data[key] = value
+    if url := os.environ.get("SWEBASH_STORE_URL"):
+        data["store"] = {**(data.get("store") or {}), "url": url}
     for key, value in (flags or {}).items():
         if value is not None:
             data[key] = value

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from swebash_py.approvals.approver import Asker, PolicyApprover
+from swebash_py.approvals.audit import CallRecord
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
@@ -37,6 +38,14 @@ class StoreRecorder:
         if self._turn_id is not None:
             self.store.add_block(self._turn_id, block)
 
+    def audit(self, record: CallRecord) -> None:
+        """Keep one tool call's audit row (the team store's uploader sends it on)."""
+        from swebash_py.store.audit import audit_row
+
+        turn = self._turn_id if self._turn_id is not None else self._last_turn_id
+        turn_uid = self.store.turn_uid(turn) if turn is not None else None
+        self.store.add_audit(audit_row(record, self.session_id, turn_uid, self.cwd))
+
     def checkpoint(self, messages: list[Message]) -> None:
         """Persist a compacted history, so resuming does not compact again."""
         if self._last_turn_id is not None:
@@ -60,8 +69,12 @@ class Session:
     runtime: Runtime
     store: Any
     recorder: StoreRecorder
+    uploader: Any = None
 
     def close(self) -> None:
+        from swebash_py.team.wiring import stop_uploader
+
+        stop_uploader(self.uploader, self.store)
         close = getattr(self.store, "close", None)
         if close:
             close()
@@ -106,10 +119,18 @@ def open_store() -> Any:
     return Store(directory / "sessions.db")
 
 
-def resume_target(store: Any, invocation: Invocation, cwd: str) -> str | None:
-    """The session id to continue, if the invocation asks for one."""
+def resume_target(store: Any, invocation: Invocation, cwd: str,
+                  settings: Settings | None = None,
+                  warn: Callable[[str], None] | None = None) -> str | None:
+    """The session id to continue, if the invocation asks for one (with a store
+    URL, the team store's records of it are merged in first)."""
     if invocation.session:
-        info = store.get_session(invocation.session)
+        pulled = None
+        if settings is not None:
+            from swebash_py.team.remote import pull_session
+
+            pulled = pull_session(settings, store, invocation.session, warn)
+        info = store.get_session(pulled or invocation.session)
         if info is None:
             raise SwebashError(f"no session '{invocation.session}' (see `ai sessions list`)")
         return str(info.id)
@@ -130,7 +151,7 @@ def open_session(settings: Settings, invocation: Invocation, *,
 
     store = open_store()
     cwd = str(settings.workspace)
-    session_id = resume_target(store, invocation, cwd)
+    session_id = resume_target(store, invocation, cwd, settings, on_notice)
     history = store.load_messages(session_id) if session_id else []
     recorder = StoreRecorder(store, settings.resolved_model, cwd, session_id)
     if asker is None and use_tty and settings.approval != "yolo":
@@ -144,4 +165,6 @@ def open_session(settings: Settings, invocation: Invocation, *,
                             recorder=recorder, session_id=session_id, pre_hook=pre_hook,
                             post_hook=post_hook)
     runtime.agent._fitter = make_fitter(settings, runtime)
-    return Session(runtime, store, recorder)
+    from swebash_py.team.wiring import start_uploader
+
+    return Session(runtime, store, recorder, start_uploader(settings, store))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from swebash_py.approvals import policy, remembered
+from swebash_py.approvals.audit import label_for
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
 
@@ -58,29 +59,45 @@ class PolicyApprover:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
-        decision = policy.decide(pending.tool.name, pending.tool.read_only,
-                                 pending.args.model_dump(exclude_none=True), pending.preview,
-                                 self.mode, self.rules, self.workspace)
-        return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings))
+        decision = self._decide(pending, self.rules)
+        label = label_for(decision.action, decision.by, self.mode)
+        if decision.action == "allow" and decision.by == "rule" and self._remembered_only(
+                pending):
+            label = "user-always"  # a rule the user's "always" answer made
+        return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings),
+                       label=label)
+
+    def _decide(self, pending: PendingCall, rules: RuleSet) -> policy.Decision:
+        return policy.decide(pending.tool.name, pending.tool.read_only,
+                             pending.args.model_dump(exclude_none=True), pending.preview,
+                             self.mode, rules, self.workspace)
+
+    def _remembered_only(self, pending: PendingCall) -> bool:
+        """True when the configured rules alone would not have allowed the call."""
+        without = self._decide(pending, self._configured)
+        return not (without.action == "allow" and without.by == "rule")
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         if self._asker is None:
-            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending))
+            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending),
+                           label="denied")
         rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
-            return Verdict("allow", "user", "allowed once")
+            return Verdict("allow", "user", "allowed once", label="user-once")
         if answer.kind == "always":
             if not rule:
-                return Verdict("allow", "user", "allowed once (no rule can safely cover it)")
+                return Verdict("allow", "user", "allowed once (no rule can safely cover it)",
+                               label="user-once")
             for each in rule:
                 remembered.add(self.workspace, each)
-            return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}")
+            return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}",
+                           label="user-always")
         if answer.kind == "instruction":
             return Verdict("deny", "user", f"the user said instead: {answer.text}",
-                           instruction=answer.text)
-        return Verdict("deny", "user", "the user said no")
+                           instruction=answer.text, label="denied")
+        return Verdict("deny", "user", "the user said no", label="denied")
 
     def _no_terminal_reason(self, pending: PendingCall) -> str:
         rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),

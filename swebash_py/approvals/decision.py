@@ -39,6 +39,7 @@ class Verdict:
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
     instruction: str = ""  # what the user typed instead of yes/no, for the model
+    label: str = ""  # the audit's decision label (see ``approvals.audit``), when known
 
 
 class Approver(Protocol):

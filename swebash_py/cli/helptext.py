@@ -32,6 +32,8 @@ Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
+  sync [--status|--verify]                    upload to the team store now
+  audit [--host H] [--user U] [--since WHEN]  every tool call and who allowed it
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).

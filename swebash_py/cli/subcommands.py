@@ -18,11 +18,13 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _register_subcommands() -> None:
-    from swebash_py.cli.commands import config_cmd, sessions_cmd, tools_cmd
+    from swebash_py.cli.commands import audit_cmd, config_cmd, sessions_cmd, sync_cmd, tools_cmd
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
+    app.command("sync")(sync_cmd.sync)
+    app.command("audit")(audit_cmd.audit)
 
 
 def run(args: list[str]) -> None:

@@ -9,11 +9,10 @@ in flight. Text is passed through :func:`redact` before it is written.
 from __future__ import annotations
 
 import re
-import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +22,7 @@ from swebash_py.engine.messages import Block, Message, Role, ToolResultBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import UsageError
 from swebash_py.store import export as exporter
+from swebash_py.store.ids import uuid7
 from swebash_py.store.records import (
     BlockRecord,
     SessionInfo,
@@ -60,6 +60,9 @@ class Store:
         self.path = Path(path) if path is not None else default_path()
         self._conn = connect(self.path)
         self._lock = threading.Lock()
+        # Called after every commit that queued a record for upload (the
+        # team store's uploader wakes up on it); must not block.
+        self.on_queued: Callable[[], None] | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -82,6 +85,14 @@ class Store:
                 raise
             self._conn.execute("COMMIT")
 
+    @contextmanager
+    def _write_queued(self) -> Iterator[sqlite3.Connection]:
+        """A write that queues records in ``outbox``; wakes the uploader after."""
+        with self._write() as db:
+            yield db
+        if self.on_queued is not None:
+            self.on_queued()
+
     def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[Any]:
         with self._lock:
             return self._conn.execute(sql, args).fetchall()
@@ -89,19 +100,14 @@ class Store:
     # ---------------------------------------------------------------- sessions
     def create_session(self, model: str | None, cwd: str | None,
                        title: str | None = None) -> str:
-        """A new session; returns its id (8 hex characters)."""
-        now = time.time()
-        for _ in range(20):
-            sid = secrets.token_hex(4)
-            try:
-                with self._write() as db:
-                    db.execute("INSERT INTO sessions (id, title, created, updated, model, cwd)"
-                               " VALUES (?, ?, ?, ?, ?, ?)",
-                               (sid, title and make_title(title), now, now, model, cwd))
-                return sid
-            except sqlite3.IntegrityError:
-                continue
-        raise RuntimeError("could not allocate a session id")
+        """A new session; returns its id (a UUIDv7)."""
+        now, sid = time.time(), uuid7()
+        with self._write_queued() as db:
+            db.execute("INSERT INTO sessions (id, title, created, updated, model, cwd)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       (sid, title and make_title(title), now, now, model, cwd))
+            _queue(db, "session", sid)
+        return sid
 
     def resolve(self, id_or_prefix: str) -> str | None:
         """The full id for an id or a unique prefix; None when nothing matches."""
@@ -110,6 +116,9 @@ class Store:
             return None
         rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
                           (len(key), key))
+        if not rows:  # an id from before global ids (kept by the migration)
+            rows = self._read("SELECT id FROM sessions WHERE substr(legacy_id, 1, ?) = ?"
+                              " LIMIT 2", (len(key), key))
         exact = [r for r in rows if r[0] == key]
         if exact or len(rows) == 1:
             return str((exact or rows)[0][0])
@@ -158,12 +167,13 @@ class Store:
     # ---------------------------------------------------------------- turns
     def begin_turn(self, session_id: str, user_text: str) -> int:
         """Record the user's request; returns the turn id for ``add_block``."""
-        now, text = time.time(), redact(user_text)
-        with self._write() as db:
+        now, text, uid = time.time(), redact(user_text), uuid7()
+        with self._write_queued() as db:
             row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?",
                              (session_id,)).fetchone()
-            cur = db.execute("INSERT INTO turns (session_id, seq, user_text, created)"
-                             " VALUES (?, ?, ?, ?)", (session_id, row[0], text, now))
+            cur = db.execute("INSERT INTO turns (session_id, seq, user_text, created, uid)"
+                             " VALUES (?, ?, ?, ?, ?)", (session_id, row[0], text, now, uid))
+            _queue(db, "turn", uid)
             db.execute("UPDATE sessions SET updated = ?, title = COALESCE(title, ?)"
                        " WHERE id = ?", (now, make_title(text), session_id))
             return int(cur.lastrowid or 0)
@@ -171,20 +181,80 @@ class Store:
     def add_block(self, turn_id: int, block: Block) -> None:
         """Append one completed block to the turn (one committed write)."""
         kind, text, meta = block_to_row(block)
-        now = time.time()
-        with self._write() as db:
-            db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)"
-                       " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM turn_blocks"
-                       " WHERE turn_id = ?", (turn_id, kind, text, meta, now, turn_id))
+        now, uid = time.time(), uuid7()
+        with self._write_queued() as db:
+            db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created,"
+                       " uid) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM turn_blocks"
+                       " WHERE turn_id = ?", (turn_id, kind, text, meta, now, uid, turn_id))
+            _queue(db, "block", uid)
             db.execute("UPDATE sessions SET updated = ? WHERE id ="
                        " (SELECT session_id FROM turns WHERE id = ?)", (now, turn_id))
 
     def finish_turn(self, turn_id: int, stop_reason: str, input_tokens: int = 0,
                     output_tokens: int = 0, cost: float | None = None) -> None:
-        with self._write() as db:
+        with self._write_queued() as db:
             db.execute("UPDATE turns SET completed = ?, stop_reason = ?, input_tokens = ?,"
                        " output_tokens = ?, cost = ? WHERE id = ?",
                        (time.time(), stop_reason, input_tokens, output_tokens, cost, turn_id))
+            _queue_select(db, "outcome", "SELECT uid FROM turns WHERE id = ?", (turn_id,))
+
+    def turn_uid(self, turn_id: int) -> str | None:
+        rows = self._read("SELECT uid FROM turns WHERE id = ?", (turn_id,))
+        return str(rows[0][0]) if rows and rows[0][0] else None
+
+    def add_audit(self, row: dict[str, Any]) -> str:
+        """Record one tool call's audit row (see ``team.audit``); returns its id."""
+        uid = uuid7(row.get("time"))
+        cols = ["uid", *AUDIT_COLUMNS]
+        values = [uid, *(row.get(c) for c in AUDIT_COLUMNS)]
+        with self._write_queued() as db:
+            db.execute(f"INSERT INTO audit ({', '.join(cols)})"
+                       f" VALUES ({', '.join('?' for _ in cols)})", values)
+            _queue(db, "audit", uid)
+        return uid
+
+    def audit_rows(self, since: float | None = None) -> list[dict[str, Any]]:
+        """This host's audit rows, oldest first (``since``: unix seconds)."""
+        cols = ["uid", *AUDIT_COLUMNS]
+        rows = self._read(f"SELECT {', '.join(cols)} FROM audit WHERE time >= ?"
+                          " ORDER BY time, uid", (since or 0.0,))
+        return [dict(zip(cols, r, strict=True)) for r in rows]
+
+    def merge_remote(self, session: Any, turns: list[Any]) -> int:
+        """Copy another host's records of a session (``team.reads``) in, as theirs
+        (``host_id`` set, never queued for upload); records already here are
+        skipped. Returns how many turns were new."""
+        new = 0
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO sessions (id, title, created, updated, model, cwd,"
+                       " host_id, hostname, os_user) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (session.id, session.title and make_title(session.title),
+                        session.created, session.updated, session.model, session.cwd,
+                        session.host_id, session.hostname, session.os_user))
+            for turn in turns:
+                if db.execute("SELECT 1 FROM turns WHERE uid = ?", (turn.id,)).fetchone():
+                    continue
+                new += 1
+                cur = db.execute(
+                    "INSERT INTO turns (session_id, seq, user_text, created, completed,"
+                    " stop_reason, input_tokens, output_tokens, cost, uid, host_id)"
+                    " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM turns"
+                    " WHERE session_id = ?",
+                    (session.id, turn.user_text, turn.created, turn.completed, turn.stop_reason,
+                     turn.input_tokens, turn.output_tokens, turn.cost, turn.id, turn.host_id,
+                     session.id))
+                db.executemany(
+                    "INSERT OR IGNORE INTO turn_blocks (turn_id, seq, block_type, text, json,"
+                    " created, uid, host_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(cur.lastrowid, b["seq"], b["type"], b["text"], b["json"], b["created"],
+                      b["id"], turn.host_id) for b in turn.blocks])
+            db.execute("UPDATE sessions SET updated = MAX(updated, ?) WHERE id = ?",
+                       (max([session.updated, *(t.created for t in turns)]), session.id))
+        return new
+
+    def session_ids(self) -> list[str]:
+        """Every local session id (for prefixes unique among them)."""
+        return [str(r[0]) for r in self._read("SELECT id FROM sessions")]
 
     # ---------------------------------------------------------------- reading
     def turns(self, session_id: str) -> list[TurnRecord]:
@@ -264,6 +334,21 @@ class Store:
         if fmt == "json":
             return exporter.to_json(info, turns)
         return exporter.to_markdown(info, turns)
+
+
+AUDIT_COLUMNS = ("time", "session_id", "turn_uid", "cwd", "tool", "command", "decision",
+                 "allowed", "exit_code", "duration_ms", "output_sha256", "output_length",
+                 "output")
+
+
+def _queue(db: sqlite3.Connection, kind: str, uid: str) -> None:
+    db.execute("INSERT INTO outbox (kind, uid) VALUES (?, ?)", (kind, uid))
+
+
+def _queue_select(db: sqlite3.Connection, kind: str, sql: str, args: tuple[object, ...]) -> None:
+    row = db.execute(sql, args).fetchone()
+    if row and row[0]:
+        _queue(db, kind, str(row[0]))
 
 
 def _append_block(msgs: list[Message], block: Block) -> None:
