@@ -7,6 +7,7 @@ The file is TOML (see ``config.example.toml``). Every problem becomes one
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -112,10 +113,26 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None)
     for key, value in (flags or {}).items():
         if value is not None:
             data[key] = value
+    data = _managed(data, flags or {})
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(exc, path, flags or {})) from exc
+
+
+def _managed(data: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+    """Lay the managed policy (``managed.py``) over everything else, if there is one."""
+    from swebash_py import managed
+
+    path = managed.managed_path()
+    fixed = read_config_file(path)
+    if not fixed:
+        return data
+    return managed.apply(data, flags, fixed, path, _notice)
+
+
+def _notice(message: str) -> None:
+    sys.stderr.write(f"ai: note: {message}\n")
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
