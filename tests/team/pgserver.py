@@ -8,6 +8,7 @@ as members of ``swebash_client`` (trust authentication on the socket).
 
 from __future__ import annotations
 
+import glob
 import itertools
 import os
 import pwd
@@ -17,8 +18,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-_BIN_DIRS = ("/usr/local/bin", "/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin",
-             "/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/14/bin")
+
+def _bin_dirs() -> list[str]:
+    """Where PostgreSQL's programs live: PATH's, then Debian's (newest first)."""
+    debian = sorted(glob.glob("/usr/lib/postgresql/*/bin"),
+                    key=lambda d: int(d.split("/")[-2]) if d.split("/")[-2].isdigit() else 0,
+                    reverse=True)
+    return ["/usr/local/bin", *debian]
+
+
 _counter = itertools.count(1)
 
 
@@ -26,7 +34,7 @@ def find_bin(name: str) -> str | None:
     found = shutil.which(name)
     if found:
         return found
-    for directory in _BIN_DIRS:
+    for directory in _bin_dirs():
         candidate = Path(directory) / name
         if candidate.exists():
             return str(candidate)
