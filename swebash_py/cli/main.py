@@ -86,7 +86,9 @@ def run_guarded(invocation: Invocation) -> int:
         early_prompt.hand_over()
         if invocation.debug:
             traceback.print_exc()
-        sys.stderr.write(f"ai: {exc}\n")
+        from swebash_py.render.sanitize import neutralize  # the message may quote a provider
+
+        sys.stderr.write(f"ai: {neutralize(str(exc))}\n")
         return exc.exit_code
 
 

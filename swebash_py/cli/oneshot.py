@@ -85,13 +85,17 @@ def _show(renderer: Renderer, event: TurnEvent, json_output: bool) -> None:
 
 
 def _error_line(stream: TextIO, message: str) -> None:
-    stream.write(f"ai: {message}\n")
+    from swebash_py.render.sanitize import neutralize
+
+    stream.write(f"ai: {neutralize(message)}\n")
     stream.flush()
 
 
 def _note_line(message: str) -> None:
     """A progress note (a retry, a hook warning): stderr, not prefixed like errors."""
-    sys.stderr.write(f"  {message}\n")
+    from swebash_py.render.sanitize import neutralize
+
+    sys.stderr.write(f"  {neutralize(message)}\n")
     sys.stderr.flush()
 
 

@@ -123,7 +123,9 @@ class Repl:
         return self.agent._fitter
 
     def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style))
+        from swebash_py.render.sanitize import neutralize
+
+        self.console.print(Text(neutralize(message), style=style))
 
     def new_session(self) -> None:
         self._cost_label = ""
