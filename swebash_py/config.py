@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from swebash_py.cli.names import ApprovalMode
 from swebash_py.errors import ConfigError
@@ -50,6 +50,13 @@ class HooksSettings(Section):
 class StoreSettings(Section):
     url: str | None = None  # postgresql://... (the team store); never printed whole
     upload_output: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_only(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL")
+        return value or None
 
 
 class Settings(Section):
@@ -156,6 +163,8 @@ def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str,
     source = _source_of(key, path, flags)
     if first["type"] == "extra_forbidden":
         problem = "unknown key"
+    elif key == "store.url":  # the input may hold a password: never echo it
+        problem = str(first["msg"])
     else:
         problem = f"{first['msg']} (got {first.get('input')!r})"
     more = len(exc.errors()) - 1
@@ -170,4 +179,6 @@ def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
     for variable, name in _ENV_KEYS.items():
         if name == top and os.environ.get(variable):
             return f"environment variable {variable}"
+    if key == "store.url" and os.environ.get("SWEBASH_STORE_URL"):
+        return "environment variable SWEBASH_STORE_URL"
     return str(path)

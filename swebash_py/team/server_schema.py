@@ -161,8 +161,10 @@ def _may_create(conn: Any) -> bool:
 def _grant(conn: Any) -> None:
     exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
                           (CLIENT_ROLE,)).fetchone()
-    if not exists:
-        return  # the README's setup creates it; the owner may lack CREATEROLE
+    if not exists:  # the README's set-up creates it (the owner may lack CREATEROLE)
+        raise SchemaProblem(f"the role {CLIENT_ROLE} does not exist on the team store: "
+                            "create it (see the README, \"Team store\") and run `ai sync` "
+                            "again with the owner's URL")
     conn.execute(f"GRANT USAGE ON SCHEMA public TO {CLIENT_ROLE}")
     conn.execute(f"GRANT SELECT ON schema_migrations TO {CLIENT_ROLE}")
     for table in TABLES:

@@ -129,3 +129,24 @@ def test_a_one_shot_without_a_store_url_never_imports_psycopg(
                               env=ai_env({"SWEBASH_STORE_URL": url}), capture_output=True,
                               text=True, timeout=60)
     assert "TEAM=True" in with_url.stderr
+
+
+def test_a_store_url_that_is_not_postgres_is_a_config_error_without_the_password(
+        tmp_path: Path) -> None:
+    host = HostDir(tmp_path, "a", "mysql://bob:s3cr3t-pw@db/x")
+    done = host.ai("sync", "--status")
+    assert done.returncode == 1 and "SWEBASH_STORE_URL" in done.stderr
+    assert "store.url" in done.stderr and "s3cr3t-pw" not in done.stderr
+
+
+def test_the_owner_is_told_when_the_client_role_is_missing(
+        team_db: TeamDB, tmp_path: Path) -> None:
+    team_db.sql("DROP OWNED BY swebash_client")
+    team_db.cluster.psql("ALTER ROLE swebash_client RENAME TO swebash_client_gone")
+    try:
+        owner = HostDir(tmp_path, "owner", team_db.owner_url)
+        done = owner.ai("sync")
+        assert done.returncode == 1 and "swebash_client does not exist" in done.stderr
+        assert team_db.sql("SELECT to_regclass('schema_migrations')") == "None"  # rolled back
+    finally:
+        team_db.cluster.psql("ALTER ROLE swebash_client_gone RENAME TO swebash_client")
