@@ -92,12 +92,14 @@ class SlashCommands:
 
     async def cmd_sessions(self, _arg: str) -> None:
         from swebash_py.cli.commands.sessions_cmd import age
+        from swebash_py.store.ids import shortest_unique
 
         current = self.repl.recorder.session_id
+        short = shortest_unique(self.repl.store.session_ids())
         for info in self.repl.store.list_sessions(15):
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
-                f"{mark} {info.id}  {age(info.updated):>9}  {info.turns:>3} turns  "
+                f"{mark} {short[info.id]}  {age(info.updated):>9}  {info.turns:>3} turns  "
                 f"{(info.title or '')[:50]}"))
 
     async def cmd_resume(self, arg: str) -> None:
