@@ -32,6 +32,7 @@ Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
+  undo [--yes]                                revert the file changes of the last turn here
   sync [--status|--verify]                    upload to the team store now
   audit [--host H] [--user U] [--since WHEN]  every tool call and who allowed it
 

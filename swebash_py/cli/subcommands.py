@@ -1,4 +1,4 @@
-"""The typer application of the subcommands (``ai sessions|config|tools``).
+"""The typer application of the subcommands (``ai sessions|config|tools|undo``).
 
 Questions and the REPL never come here: ``cli.main`` sends only the words in
 ``SUBCOMMANDS`` to this module. Errors we raise on purpose become one line
@@ -18,11 +18,19 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _register_subcommands() -> None:
-    from swebash_py.cli.commands import audit_cmd, config_cmd, sessions_cmd, sync_cmd, tools_cmd
+    from swebash_py.cli.commands import (
+        audit_cmd,
+        config_cmd,
+        sessions_cmd,
+        sync_cmd,
+        tools_cmd,
+        undo_cmd,
+    )
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
+    app.command("undo")(undo_cmd.undo)
     app.command("sync")(sync_cmd.sync)
     app.command("audit")(audit_cmd.audit)
 

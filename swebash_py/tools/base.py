@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from swebash_py.checkpoints.model import Checkpointer
 from swebash_py.provider.base import ToolSpec
 
 
@@ -43,6 +44,8 @@ class ToolContext:
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
     settings: Any = None
+    checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
+    jobs: Any = None  # background commands (tools.background.JobTable)
 
 
 @dataclass
@@ -63,6 +66,8 @@ class Preview:
     ``paths`` are resolved paths the call touches; ``outside`` is true when
     any of them is outside the workspace; ``sensitive`` when any is a
     secrets path; ``detail`` is the full command, the new file or the diff.
+    ``must_ask`` (a reason) makes the call ask whatever the mode or the allow
+    rules say (a fetch from a private address); only a deny rule beats it.
     """
 
     summary: str
@@ -73,6 +78,7 @@ class Preview:
     sensitive: bool = False
     protected: bool = False
     warnings: list[str] = field(default_factory=list)
+    must_ask: str | None = None
 
 
 class Tool(ABC, Generic[A]):
