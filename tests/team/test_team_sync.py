@@ -92,6 +92,8 @@ def test_server_down_turns_work_records_wait_then_sync_uploads_once(
     assert alice.ai("sync").returncode == 1  # still down: exit 1
 
     alice.url = team_db.alice_url
+    behind = alice.ai("sync", "--verify")  # the twin of the verify below: it can fail
+    assert behind.returncode == 1 and "not on the server yet" in behind.stdout
     synced = alice.ai("sync")
     assert synced.returncode == 0 and f"uploaded {waiting} records" in synced.stdout
     assert server_counts(team_db) == alice.local_counts()
