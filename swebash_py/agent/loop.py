@@ -126,9 +126,10 @@ class Agent:
     async def _turn(self, user_text: str, emit: Callable[[TurnEvent], None]) -> None:
         counter = itertools.count()
         state = _TurnState()
-        emit(TurnStart(self.options.model, self.options.session_id))
         self._repair_if_needed()
-        self._recorder.begin_turn(user_text)
+        self._recorder.begin_turn(user_text)  # a new session gets its (full, global) id here
+        emit(TurnStart(self.options.model,
+                       getattr(self._recorder, "session_id", None) or self.options.session_id))
         self._append("user", [TextBlock(user_text)], record=False)
         stop = "stop"
         try:

@@ -150,3 +150,20 @@ def test_the_owner_is_told_when_the_client_role_is_missing(
         assert team_db.sql("SELECT to_regclass('schema_migrations')") == "None"  # rolled back
     finally:
         team_db.cluster.psql("ALTER ROLE swebash_client_gone RENAME TO swebash_client")
+
+
+def test_json_events_carry_the_full_session_id(
+        fake_provider: FakeProvider, tmp_path: Path, workspace: Path) -> None:
+    import json
+    import uuid
+
+    host = HostDir(tmp_path, "a", None)
+    fake_provider.queue(Reply(text="hi"), Reply(text="again"))
+    first = host.ask(fake_provider, "new one", "--json", cwd=workspace)
+    start = next(json.loads(x) for x in first.stdout.splitlines() if '"turn_start"' in x)
+    assert uuid.UUID(start["session_id"]).version == 7  # a new session's id, in full
+    listed = host.ai("sessions", "list").stdout.split()[0]
+    assert len(listed) < 36 and start["session_id"].startswith(listed)
+    again = host.ask(fake_provider, "more", "--json", "--session", listed, cwd=workspace)
+    start2 = next(json.loads(x) for x in again.stdout.splitlines() if '"turn_start"' in x)
+    assert start2["session_id"] == start["session_id"]
