@@ -139,7 +139,8 @@ CREATE TABLE audit (
 CREATE INDEX audit_time ON audit(time);
 CREATE TABLE outbox (
     seq  INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL CHECK (kind IN ('session', 'turn', 'block', 'outcome', 'audit')),
+    kind TEXT NOT NULL CHECK (kind IN ('session', 'turn', 'block', 'outcome', 'rewind',
+                                       'audit')),
     uid  TEXT NOT NULL
 );
 CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT);
@@ -148,6 +149,8 @@ INSERT INTO outbox (kind, uid) SELECT 'turn', uid FROM turns ORDER BY created, i
 INSERT INTO outbox (kind, uid) SELECT 'block', uid FROM turn_blocks ORDER BY created, id;
 INSERT INTO outbox (kind, uid)
     SELECT 'outcome', uid FROM turns WHERE completed IS NOT NULL ORDER BY completed, id;
+INSERT INTO outbox (kind, uid)
+    SELECT 'rewind', uid FROM turns WHERE rewound IS NOT NULL ORDER BY rewound, id;
 """
 
 MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS]

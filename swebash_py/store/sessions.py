@@ -234,16 +234,19 @@ class Store(FileChangesMixin):
                         session.host_id, session.hostname, session.os_user))
             for turn in turns:
                 if db.execute("SELECT 1 FROM turns WHERE uid = ?", (turn.id,)).fetchone():
+                    if turn.rewound is not None:  # rewound elsewhere since: so here too
+                        db.execute("UPDATE turns SET rewound = COALESCE(rewound, ?)"
+                                   " WHERE uid = ?", (turn.rewound, turn.id))
                     continue
                 new += 1
                 cur = db.execute(
                     "INSERT INTO turns (session_id, seq, user_text, created, completed,"
-                    " stop_reason, input_tokens, output_tokens, cost, uid, host_id)"
-                    " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM turns"
-                    " WHERE session_id = ?",
+                    " stop_reason, input_tokens, output_tokens, cost, uid, host_id, rewound)"
+                    " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+                    " FROM turns WHERE session_id = ?",
                     (session.id, turn.user_text, turn.created, turn.completed, turn.stop_reason,
                      turn.input_tokens, turn.output_tokens, turn.cost, turn.id, turn.host_id,
-                     session.id))
+                     turn.rewound, session.id))
                 db.executemany(
                     "INSERT OR IGNORE INTO turn_blocks (turn_id, seq, block_type, text, json,"
                     " created, uid, host_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -19,7 +19,7 @@ from swebash_py.store.schema import connect
 from swebash_py.team.host import Host
 from swebash_py.team.privacy import digest, scrub, secret_values
 
-KINDS = ("session", "turn", "outcome", "block", "audit")  # insert order (foreign keys)
+KINDS = ("session", "turn", "outcome", "rewind", "block", "audit")  # insert order (keys)
 
 
 @dataclass
@@ -65,6 +65,8 @@ class Outbox:
              "turn": "SELECT COUNT(*) FROM turns WHERE host_id IS NULL",
              "outcome": "SELECT COUNT(*) FROM turns WHERE host_id IS NULL"
                         " AND completed IS NOT NULL",
+             "rewind": "SELECT COUNT(*) FROM turns WHERE host_id IS NULL"
+                       " AND rewound IS NOT NULL",
              "block": "SELECT COUNT(*) FROM turn_blocks WHERE host_id IS NULL",
              "audit": "SELECT COUNT(*) FROM audit"}
         with self._lock:
@@ -122,6 +124,9 @@ class Outbox:
                 "stop_reason": r["stop_reason"], "input_tokens": r["input_tokens"],
                 "output_tokens": r["output_tokens"], "cost": r["cost"]}
 
+    def _rewind(self, r: dict[str, Any]) -> dict[str, Any]:
+        return {"turn_id": r["uid"], "rewound": utc(r["rewound"])}
+
     def _block(self, r: dict[str, Any]) -> dict[str, Any]:
         text: str | None = scrub(r["text"], self._secrets) or ""
         content = json.loads(r["json"]) if r["json"] else {}
@@ -151,6 +156,8 @@ _QUERIES: dict[str, tuple[str, Any]] = {
     "outcome": ("SELECT uid, completed, stop_reason, input_tokens, output_tokens, cost"
                 " FROM turns WHERE host_id IS NULL AND completed IS NOT NULL"
                 " AND uid IN ({marks})", Outbox._outcome),
+    "rewind": ("SELECT uid, rewound FROM turns WHERE rewound IS NOT NULL AND uid IN ({marks})",
+               Outbox._rewind),
     "block": ("SELECT b.uid, t.uid AS turn_uid, t.session_id, b.seq, b.block_type, b.text,"
               " b.json, b.created FROM turn_blocks b JOIN turns t ON t.id = b.turn_id"
               " WHERE b.host_id IS NULL AND b.uid IN ({marks})", Outbox._block),
@@ -161,11 +168,13 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "session": ("id", "created", "model", "cwd", "title"),
     "turn": ("id", "session_id", "seq", "user_text", "created"),
     "outcome": ("turn_id", "completed", "stop_reason", "input_tokens", "output_tokens", "cost"),
+    "rewind": ("turn_id", "rewound"),
     "block": ("id", "turn_id", "session_id", "seq", "block_type", "text", "content", "created"),
     "audit": ("id", "time", "cwd", "session_id", "turn_id", "tool", "command", "decision",
               "allowed", "exit_code", "duration_ms", "output_sha256", "output_length", "output"),
 }
 TABLE = {"session": "sessions", "turn": "turns", "outcome": "turn_outcomes",
+         "rewind": "turn_rewinds",
          "block": "turn_blocks", "audit": "audit"}
 
 

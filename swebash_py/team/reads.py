@@ -36,6 +36,7 @@ class RemoteTurn:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    rewound: float | None = None  # taken back by /rewind (on any host)
     blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -81,11 +82,13 @@ def fetch_turns(conn: Any, session_id: str) -> list[RemoteTurn]:
     rows = conn.execute(
         "SELECT t.id::text, t.seq, t.user_text, extract(epoch FROM t.created), t.host_id,"
         " extract(epoch FROM o.completed), o.stop_reason, o.input_tokens, o.output_tokens,"
-        " o.cost FROM turns t LEFT JOIN turn_outcomes o ON o.turn_id = t.id"
+        " o.cost, extract(epoch FROM r.rewound) FROM turns t"
+        " LEFT JOIN turn_outcomes o ON o.turn_id = t.id"
+        " LEFT JOIN turn_rewinds r ON r.turn_id = t.id"
         " WHERE t.session_id = %s ORDER BY t.created, t.id", (session_id,)).fetchall()
     turns = {str(r[0]): RemoteTurn(str(r[0]), int(r[1]), str(r[2]), float(r[3]), str(r[4]),
                                    _num(r[5]), r[6], int(r[7] or 0), int(r[8] or 0),
-                                   _num(r[9]))
+                                   _num(r[9]), _num(r[10]))
              for r in rows}
     blocks = conn.execute(
         "SELECT id::text, turn_id::text, seq, block_type, text, content,"

@@ -51,6 +51,10 @@ CREATE TABLE turn_outcomes (
     output_tokens integer NOT NULL DEFAULT 0,
     cost          double precision,{_WHO}
 );
+CREATE TABLE turn_rewinds (
+    turn_id    uuid PRIMARY KEY REFERENCES turns(id),
+    rewound    timestamptz NOT NULL,{_WHO}
+);
 CREATE TABLE turn_blocks (
     id         uuid PRIMARY KEY,
     turn_id    uuid NOT NULL REFERENCES turns(id),
@@ -86,7 +90,7 @@ CREATE INDEX audit_host ON audit(host_id, time)
 
 MIGRATIONS: list[str] = [V1]
 SCHEMA_VERSION = len(MIGRATIONS)
-TABLES = ("sessions", "turns", "turn_outcomes", "turn_blocks", "audit")
+TABLES = ("sessions", "turns", "turn_outcomes", "turn_rewinds", "turn_blocks", "audit")
 
 
 class SchemaProblem(Exception):

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.e2e.conftest import run_ai
 from tests.fakeprovider import FakeProvider
 
-TABLES = ("sessions", "turns", "turn_outcomes", "turn_blocks", "audit")
+TABLES = ("sessions", "turns", "turn_outcomes", "turn_rewinds", "turn_blocks", "audit")
 
 
 class HostDir:
@@ -57,6 +57,8 @@ class HostDir:
              "turns": "SELECT COUNT(*) FROM turns WHERE host_id IS NULL",
              "turn_outcomes": "SELECT COUNT(*) FROM turns WHERE host_id IS NULL"
                               " AND completed IS NOT NULL",
+             "turn_rewinds": "SELECT COUNT(*) FROM turns WHERE host_id IS NULL"
+                             " AND rewound IS NOT NULL",
              "turn_blocks": "SELECT COUNT(*) FROM turn_blocks WHERE host_id IS NULL",
              "audit": "SELECT COUNT(*) FROM audit"}
         return {t: int(self.local(sql)[0][0]) for t, sql in q.items()}  # type: ignore[arg-type]

@@ -167,3 +167,38 @@ def test_json_events_carry_the_full_session_id(
     again = host.ask(fake_provider, "more", "--json", "--session", listed, cwd=workspace)
     start2 = next(json.loads(x) for x in again.stdout.splitlines() if '"turn_start"' in x)
     assert start2["session_id"] == start["session_id"]
+
+
+def test_a_rewind_goes_up_as_a_new_record_and_another_host_honours_it(
+        team_db: TeamDB, tmp_path: Path) -> None:
+    from swebash_py.engine.messages import TextBlock
+    from swebash_py.store import Store
+    from swebash_py.team.host import current_host
+    from swebash_py.team.outbox import Outbox
+    from swebash_py.team.reads import fetch_turns, resolve
+    from swebash_py.team.uploader import drain
+
+    open_checked(team_db.owner_url).close()
+    data = tmp_path / "a"
+    with Store(data / "sessions.db") as store:
+        sid = store.create_session("m", "/w")
+        for text in ("keep this", "take this back"):
+            turn = store.begin_turn(sid, text)
+            store.add_block(turn, TextBlock(f"answer to {text}"))
+            store.finish_turn(turn, "stop")
+        outbox = Outbox(data / "sessions.db", current_host(data), False)
+        conn = open_checked(team_db.alice_url)
+        drain(conn, outbox)
+        before = team_db.sql("SELECT string_agg(row_to_json(t)::text, '') FROM turns t")
+        store.mark_rewound(sid, 2)
+        drain(conn, outbox)
+    assert team_db.count("turn_rewinds") == 1
+    assert team_db.sql("SELECT string_agg(row_to_json(t)::text, '') FROM turns t") == before
+    with Store(tmp_path / "b" / "sessions.db") as other:
+        found = resolve(conn, sid[:13])
+        assert found is not None
+        other.merge_remote(found, fetch_turns(conn, found.id))
+        texts = [m.text for m in other.load_messages(sid)]
+    assert texts == ["keep this", "answer to keep this"]  # the rewound turn stays out
+    conn.close()
+    outbox.close()

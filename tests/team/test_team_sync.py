@@ -136,7 +136,7 @@ def test_a_crash_between_server_commit_and_local_commit_duplicates_nothing(
     outbox.done = real_done  # type: ignore[method-assign]
     drain(conn, outbox)
     assert server_counts(team_db) == {"sessions": 1, "turns": 20, "turn_outcomes": 20,
-                                      "turn_blocks": 60, "audit": 0}
+                                      "turn_rewinds": 0, "turn_blocks": 60, "audit": 0}
     assert outbox.waiting() == 0
     conn.close()
     outbox.close()
@@ -161,7 +161,8 @@ def test_kill_9_during_an_upload_then_sync_gives_exact_counts(
     done = alice.ai("sync")
     assert done.returncode == 0, done.stderr
     assert server_counts(team_db) == alice.local_counts() == {
-        "sessions": 1, "turns": 2000, "turn_outcomes": 2000, "turn_blocks": 8000, "audit": 0}
+        "sessions": 1, "turns": 2000, "turn_outcomes": 2000, "turn_rewinds": 0,
+        "turn_blocks": 8000, "audit": 0}
     assert alice.waiting() == 0 and total == 12001
     if not caught_midway:
         pytest.skip("the upload finished before the kill landed (nothing was interrupted)")

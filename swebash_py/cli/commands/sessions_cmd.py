@@ -110,7 +110,7 @@ def _remote_markdown(session_id: str) -> str:
     records = [TurnRecord(0, t.seq, t.user_text, t.created, t.completed, t.stop_reason,
                           t.input_tokens, t.output_tokens, t.cost,
                           [BlockRecord(b["type"], b["text"], parse_json(b["json"]),
-                                       b["created"]) for b in t.blocks])
+                                       b["created"]) for b in t.blocks], t.rewound)
                for t in turns]
     return exporter.to_markdown(info, records)
 
