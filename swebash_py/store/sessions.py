@@ -36,6 +36,7 @@ from swebash_py.store.records import (
     parse_json,
 )
 from swebash_py.store.schema import connect
+from swebash_py.store.team_records import TeamRecordsMixin, queue, queue_select
 
 _PREFIX = re.compile(r"^[0-9A-Za-z_-]+$")
 _SESSION_COLUMNS = (
@@ -54,7 +55,7 @@ def default_path() -> Path:
     return data_dir() / "sessions.db"
 
 
-class Store(FileChangesMixin):
+class Store(FileChangesMixin, TeamRecordsMixin):
     """The sessions database; safe to share between threads of one process."""
 
     def __init__(self, path: Path | str | None = None) -> None:
@@ -107,7 +108,7 @@ class Store(FileChangesMixin):
             db.execute("INSERT INTO sessions (id, title, created, updated, model, cwd)"
                        " VALUES (?, ?, ?, ?, ?, ?)",
                        (sid, title and make_title(title), now, now, model, cwd))
-            _queue(db, "session", sid)
+            queue(db, "session", sid)
         return sid
 
     def resolve(self, id_or_prefix: str) -> str | None:
@@ -174,7 +175,7 @@ class Store(FileChangesMixin):
                              (session_id,)).fetchone()
             cur = db.execute("INSERT INTO turns (session_id, seq, user_text, created, uid)"
                              " VALUES (?, ?, ?, ?, ?)", (session_id, row[0], text, now, uid))
-            _queue(db, "turn", uid)
+            queue(db, "turn", uid)
             db.execute("UPDATE sessions SET updated = ?, title = COALESCE(title, ?)"
                        " WHERE id = ?", (now, make_title(text), session_id))
             return int(cur.lastrowid or 0)
@@ -187,7 +188,7 @@ class Store(FileChangesMixin):
             db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created,"
                        " uid) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM turn_blocks"
                        " WHERE turn_id = ?", (turn_id, kind, text, meta, now, uid, turn_id))
-            _queue(db, "block", uid)
+            queue(db, "block", uid)
             db.execute("UPDATE sessions SET updated = ? WHERE id ="
                        " (SELECT session_id FROM turns WHERE id = ?)", (now, turn_id))
 
@@ -197,68 +198,7 @@ class Store(FileChangesMixin):
             db.execute("UPDATE turns SET completed = ?, stop_reason = ?, input_tokens = ?,"
                        " output_tokens = ?, cost = ? WHERE id = ?",
                        (time.time(), stop_reason, input_tokens, output_tokens, cost, turn_id))
-            _queue_select(db, "outcome", "SELECT uid FROM turns WHERE id = ?", (turn_id,))
-
-    def turn_uid(self, turn_id: int) -> str | None:
-        rows = self._read("SELECT uid FROM turns WHERE id = ?", (turn_id,))
-        return str(rows[0][0]) if rows and rows[0][0] else None
-
-    def add_audit(self, row: dict[str, Any]) -> str:
-        """Record one tool call's audit row (see ``team.audit``); returns its id."""
-        uid = uuid7(row.get("time"))
-        cols = ["uid", *AUDIT_COLUMNS]
-        values = [uid, *(row.get(c) for c in AUDIT_COLUMNS)]
-        with self._write_queued() as db:
-            db.execute(f"INSERT INTO audit ({', '.join(cols)})"
-                       f" VALUES ({', '.join('?' for _ in cols)})", values)
-            _queue(db, "audit", uid)
-        return uid
-
-    def audit_rows(self, since: float | None = None) -> list[dict[str, Any]]:
-        """This host's audit rows, oldest first (``since``: unix seconds)."""
-        cols = ["uid", *AUDIT_COLUMNS]
-        rows = self._read(f"SELECT {', '.join(cols)} FROM audit WHERE time >= ?"
-                          " ORDER BY time, uid", (since or 0.0,))
-        return [dict(zip(cols, r, strict=True)) for r in rows]
-
-    def merge_remote(self, session: Any, turns: list[Any]) -> int:
-        """Copy another host's records of a session (``team.reads``) in, as theirs
-        (``host_id`` set, never queued for upload); records already here are
-        skipped. Returns how many turns were new."""
-        new = 0
-        with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO sessions (id, title, created, updated, model, cwd,"
-                       " host_id, hostname, os_user) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (session.id, session.title and make_title(session.title),
-                        session.created, session.updated, session.model, session.cwd,
-                        session.host_id, session.hostname, session.os_user))
-            for turn in turns:
-                if db.execute("SELECT 1 FROM turns WHERE uid = ?", (turn.id,)).fetchone():
-                    if turn.rewound is not None:  # rewound elsewhere since: so here too
-                        db.execute("UPDATE turns SET rewound = COALESCE(rewound, ?)"
-                                   " WHERE uid = ?", (turn.rewound, turn.id))
-                    continue
-                new += 1
-                cur = db.execute(
-                    "INSERT INTO turns (session_id, seq, user_text, created, completed,"
-                    " stop_reason, input_tokens, output_tokens, cost, uid, host_id, rewound)"
-                    " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-                    " FROM turns WHERE session_id = ?",
-                    (session.id, turn.user_text, turn.created, turn.completed, turn.stop_reason,
-                     turn.input_tokens, turn.output_tokens, turn.cost, turn.id, turn.host_id,
-                     turn.rewound, session.id))
-                db.executemany(
-                    "INSERT OR IGNORE INTO turn_blocks (turn_id, seq, block_type, text, json,"
-                    " created, uid, host_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(cur.lastrowid, b["seq"], b["type"], b["text"], b["json"], b["created"],
-                      b["id"], turn.host_id) for b in turn.blocks])
-            db.execute("UPDATE sessions SET updated = MAX(updated, ?) WHERE id = ?",
-                       (max([session.updated, *(t.created for t in turns)]), session.id))
-        return new
-
-    def session_ids(self) -> list[str]:
-        """Every local session id (for prefixes unique among them)."""
-        return [str(r[0]) for r in self._read("SELECT id FROM sessions")]
+            queue_select(db, "outcome", "SELECT uid FROM turns WHERE id = ?", (turn_id,))
 
     # ---------------------------------------------------------------- reading
     def turns(self, session_id: str) -> list[TurnRecord]:
@@ -338,21 +278,6 @@ class Store(FileChangesMixin):
         if fmt == "json":
             return exporter.to_json(info, turns)
         return exporter.to_markdown(info, turns)
-
-
-AUDIT_COLUMNS = ("time", "session_id", "turn_uid", "cwd", "tool", "command", "decision",
-                 "allowed", "exit_code", "duration_ms", "output_sha256", "output_length",
-                 "output")
-
-
-def _queue(db: sqlite3.Connection, kind: str, uid: str) -> None:
-    db.execute("INSERT INTO outbox (kind, uid) VALUES (?, ?)", (kind, uid))
-
-
-def _queue_select(db: sqlite3.Connection, kind: str, sql: str, args: tuple[object, ...]) -> None:
-    row = db.execute(sql, args).fetchone()
-    if row and row[0]:
-        _queue(db, kind, str(row[0]))
 
 
 def _append_block(msgs: list[Message], block: Block) -> None:
