@@ -47,12 +47,11 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
-                 asker: Asker | None, *, yes: bool = False) -> None:
+                 asker: Asker | None) -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
-        self._yes = yes
 
     @property
     def rules(self) -> RuleSet:
@@ -60,17 +59,15 @@ class PolicyApprover:
 
     def check(self, pending: PendingCall) -> Verdict:
         decision = self._decide(pending, self.rules)
-        label = label_for(decision.action, decision.by, self.mode)
+        decision.label = label_for(decision.action, decision.by, self.mode)
         if decision.action == "allow" and decision.by == "rule" and self._remembered_only(
                 pending):
-            label = "user-always"  # a rule the user's "always" answer made
-        return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings),
-                       label=label)
+            decision.label = "user-always"  # a rule the user's "always" answer made
+        return decision
 
-    def _decide(self, pending: PendingCall, rules: RuleSet) -> policy.Decision:
-        return policy.decide(pending.tool.name, pending.tool.read_only,
-                             pending.args.model_dump(exclude_none=True), pending.preview,
-                             self.mode, rules, self.workspace)
+    def _decide(self, pending: PendingCall, rules: RuleSet) -> Verdict:
+        return policy.decide(pending.tool.traits(), pending.args.model_dump(exclude_none=True),
+                             pending.preview, self.mode, rules, self.workspace)
 
     def _remembered_only(self, pending: PendingCall) -> bool:
         """True when the configured rules alone would not have allowed the call."""
@@ -81,7 +78,8 @@ class PolicyApprover:
         if self._asker is None:
             return Verdict("deny", "no-terminal", self._no_terminal_reason(pending),
                            label="denied")
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
@@ -103,7 +101,8 @@ class PolicyApprover:
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         hint = f", or add an allow rule like {', '.join(rule)}" if rule else ""
         return f"needs approval and there is no terminal to ask on: rerun with --yes{hint}"

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from swebash_py import __version__
 from swebash_py.cli.helptext import TOP_LEVEL_HELP
-from swebash_py.cli.names import SUBCOMMANDS
+
+TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
+SUBCOMMANDS = ("config", "sessions", "tools", "undo", "sync", "audit")  # typer handles these
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation

@@ -24,8 +24,8 @@ class Local:
 
 
 def open_local(settings: Any) -> Local:
+    from swebash_py.build import open_store
     from swebash_py.paths import data_dir
-    from swebash_py.session_wiring import open_store
 
     store = open_store()  # creates / migrates the database
     path = store.path

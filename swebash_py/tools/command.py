@@ -102,6 +102,7 @@ class RunCommandArgs(ToolArgs):
 
 class RunCommand(Tool[RunCommandArgs]):
     name = "run_command"
+    kind = "execute"
     description = (
         "Run a shell command in the workspace and return its combined stdout and stderr, "
         "followed by a status line with the exit code and duration (a non-zero exit code is "

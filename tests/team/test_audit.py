@@ -11,9 +11,8 @@ import psycopg
 import pytest
 
 from swebash_py.approvals.approver import Answer
-from swebash_py.cli.invocation import Invocation
+from swebash_py.build import build_session, open_store
 from swebash_py.config import load_settings
-from swebash_py.session_wiring import open_session
 from swebash_py.team.uploader import open_checked
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 from tests.team.conftest import TeamDB
@@ -83,9 +82,9 @@ def scripted(*answers: str) -> object:
 async def turn_with(fake_provider: FakeProvider, asker: object, question: str,
                     workspace: Path) -> None:
     settings = load_settings({"model": "openai/x", "api_base": fake_provider.url})
-    session = open_session(settings, Invocation(), asker=asker)  # type: ignore[arg-type]
+    session = build_session(settings, asker=asker)  # type: ignore[arg-type]
     try:
-        async for _event in session.runtime.agent.run_turn(question):
+        async for _event in session.agent.run_turn(question):
             pass
     finally:
         session.close()
@@ -101,8 +100,6 @@ def test_user_once_and_user_always_then_the_remembered_rule(
     asyncio.run(turn_with(fake_provider, scripted(), "c", workspace))  # nobody asked
     fake_provider.queue(command_call("touch no.txt"), Reply(text="ok"))
     asyncio.run(turn_with(fake_provider, scripted("no"), "d", workspace))
-    from swebash_py.session_wiring import open_store
-
     with open_store() as store:
         rows = store.audit_rows()
     assert [(r["command"], r["decision"], r["allowed"]) for r in rows] == [
