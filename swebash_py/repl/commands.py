@@ -143,7 +143,10 @@ class SlashCommands:
                           f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
         cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
-        self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
+        from swebash_py.store.ids import shortest_unique
+
+        short = shortest_unique(self.repl.store.session_ids()).get(session_id, session_id)
+        self.repl.say(f"session {short}: {usage.input_tokens:,} tokens in, "
                       f"{usage.output_tokens:,} out, cost {cost}")
 
 

@@ -185,3 +185,10 @@ def test_tool_output_stays_local_unless_upload_output(
     rows = team_db.sql("SELECT text, content->>'output_length' FROM turn_blocks"
                        " ORDER BY uploaded, id")
     assert sorted(rows.splitlines()) == ["None|16", "secret build log|None"]
+    from swebash_py.team.reads import fetch_turns
+
+    conn = open_checked(team_db.bob_url)  # another host reads them
+    seen = sorted(b["text"] for sid in team_db.sql("SELECT id FROM sessions").splitlines()
+                  for t in fetch_turns(conn, sid) for b in t.blocks)
+    conn.close()
+    assert seen == ["[output not uploaded]", "secret build log"]
