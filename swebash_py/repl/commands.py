@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -110,12 +110,29 @@ class SlashCommands:
             self.repl.say("usage: /resume ID (see /sessions)", "red")
             return
         info = self.repl.store.get_session(arg)
+        if info is None:  # another host's, perhaps (with a store URL)
+            info = await self._pull(arg)
         if info is None:
             self.repl.say(f"no session '{arg}'", "red")
             return
         self.repl.resume(info.id)
         self.repl.say(f"resumed {info.id}: {info.title or ''} "
                       f"({len(self.repl.agent.history)} messages)", "dim")
+
+    async def _pull(self, key: str) -> Any:
+        """The team store's session ``key``, copied in; None when there is none."""
+        import asyncio
+
+        from swebash_py.errors import SwebashError
+        from swebash_py.team.remote import pull_session
+
+        store = self.repl.store
+        try:
+            found = await asyncio.to_thread(pull_session, self.repl.settings, store, key)
+        except SwebashError as exc:
+            self.repl.say(str(exc), "red")
+            return None
+        return store.get_session(found) if found else None
 
     async def cmd_compact(self, _arg: str) -> None:
         agent = self.repl.agent

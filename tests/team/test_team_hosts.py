@@ -202,3 +202,18 @@ def test_a_rewind_goes_up_as_a_new_record_and_another_host_honours_it(
     assert texts == ["keep this", "answer to keep this"]  # the rewound turn stays out
     conn.close()
     outbox.close()
+
+
+async def test_repl_resume_fetches_another_hosts_session(
+        team_db: TeamDB, fake_provider: FakeProvider, tmp_path: Path, workspace: Path,
+        monkeypatch: object, capsys: object) -> None:
+    from tests.repl.test_repl_logic import drive
+
+    open_checked(team_db.owner_url).close()
+    host_a = HostDir(tmp_path, "a", team_db.alice_url)
+    fake_provider.queue(Reply(text="A answers"))
+    assert host_a.ask(fake_provider, "from host A", cwd=workspace).returncode == 0
+    a_session = str(host_a.local("SELECT id FROM sessions")[0][0])
+    monkeypatch.setenv("SWEBASH_STORE_URL", team_db.bob_url)  # type: ignore[attr-defined]
+    out = await drive(fake_provider, [f"/resume {a_session[:13]}"], capsys)  # type: ignore[arg-type]
+    assert f"resumed {a_session}" in out and "(2 messages)" in out
