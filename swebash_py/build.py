@@ -19,6 +19,7 @@ from swebash_py.approvals.approver import Asker, PolicyApprover
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.config import Settings
 from swebash_py.engine.fitting import ContextFitter
+from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
 from swebash_py.errors import ConfigError, SwebashError
 from swebash_py.paths import data_dir
@@ -71,7 +72,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
     approver = make_approver(settings, asker, use_tty, renderer_suspend)
     registry = ToolRegistry([] if no_tools else default_tools(settings))
     client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
-                            on_retry=on_notice)
+                            on_retry=lambda note: on_notice(redact(note)))
     options = agent_options(settings, registry, no_tools, debug, session_id)
     fitter = ContextFitter(lambda: options.model, client.stream,
                            context_window=settings.context_window,
@@ -80,7 +81,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
     context = ToolContext(workspace=settings.workspace,
                           command_timeout=settings.tools.command_timeout,
                           max_output_chars=settings.tools.max_output_chars,
-                          checkpoints=recorder, jobs=jobs)
+                          checkpoints=recorder, jobs=jobs, settings=settings)
     pre_hook, post_hook = hook_callbacks(settings.hooks, cwd, on_notice)
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,
@@ -105,11 +106,13 @@ def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,
                   renderer_suspend: Suspend | None) -> PolicyApprover:
     """Approvals under the configured mode and rules; questions on the terminal
     unless an ``asker`` is given (the REPL's) or there is no one to ask."""
-    if asker is None and use_tty and settings.approval != "yolo":
+    if asker is None and use_tty:  # under yolo too: an escalation always asks
         from swebash_py.ui.tty_asker import terminal_asker
 
         asker = terminal_asker(renderer_suspend)
-    return PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker)
+    return PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker,
+                          sandboxed=lambda: sandbox_active(settings),
+                          host_allow=host_rules_from(settings))
 
 
 def rules_from(settings: Settings) -> RuleSet:
@@ -117,6 +120,22 @@ def rules_from(settings: Settings) -> RuleSet:
         return RuleSet.from_lists(settings.permissions.allow, settings.permissions.deny)
     except ValueError as exc:
         raise ConfigError(f"config error: [permissions]: {exc}") from exc
+
+
+def sandbox_active(settings: Settings) -> bool:
+    """Whether model commands run in a working OS sandbox."""
+    from swebash_py.sandbox.runner import available
+
+    return settings.sandbox.mode != "off" and available().ok
+
+
+def host_rules_from(settings: Settings) -> RuleSet:
+    from swebash_py.sandbox.grant import host_rules
+
+    try:
+        return host_rules(settings.sandbox.host_allow)
+    except ValueError as exc:
+        raise ConfigError(f"config error: [sandbox] host_allow: {exc}") from exc
 
 
 def open_store() -> Store:

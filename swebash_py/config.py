@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from swebash_py.cli.names import ApprovalMode
+from swebash_py.cli.names import ApprovalMode, SandboxMode
 from swebash_py.errors import ConfigError
 from swebash_py.paths import config_path
 
@@ -47,6 +47,15 @@ class HooksSettings(Section):
     timeout: float = Field(60.0, gt=0)
 
 
+class SandboxSettings(Section):
+    mode: SandboxMode = "auto"
+    network: bool = False
+    writable_roots: list[Path] = Field(default_factory=list)
+    host_allow: list[str] = Field(default_factory=list)
+    preview: bool = True
+    preview_max_mb: int = Field(1024, ge=1)
+
+
 class StoreSettings(Section):
     url: str | None = None  # postgresql://... (the team store); never printed whole
     upload_output: bool = False
@@ -77,6 +86,8 @@ class Settings(Section):
     web_search: WebSearchSettings = Field(
         default_factory=lambda: WebSearchSettings.model_validate({}))
     hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
+    sandbox: SandboxSettings = Field(
+        default_factory=lambda: SandboxSettings.model_validate({}))
     store: StoreSettings = Field(default_factory=lambda: StoreSettings.model_validate({}))
 
     @property
@@ -118,7 +129,10 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None)
     if url := os.environ.get("SWEBASH_STORE_URL"):
         data["store"] = {**(data.get("store") or {}), "url": url}
     for key, value in (flags or {}).items():
-        if value is not None:
+        if value is not None and key == "sandbox_mode":
+            section = data.get("sandbox")
+            data["sandbox"] = {**(section if isinstance(section, dict) else {}), "mode": value}
+        elif value is not None:
             data[key] = value
     data = _managed(data, flags or {})
     try:

@@ -16,7 +16,9 @@ from typing import Any
 
 DEFAULT_PATH = Path("/etc/swebash/managed.toml")
 ENV = "SWEBASH_MANAGED_CONFIG"
-_FLAG_NAMES = {"model": "--model", "api_base": "--api-base", "approval": "--approval"}
+_FLAG_NAMES = {"model": "--model", "api_base": "--api-base", "approval": "--approval",
+               "sandbox_mode": "--sandbox"}
+_FLAG_KEYS = {"sandbox_mode": ("sandbox", "mode")}  # flags that set a key inside a table
 
 
 def managed_path() -> Path:
@@ -28,11 +30,21 @@ def apply(data: dict[str, Any], flags: dict[str, Any], managed: dict[str, Any], 
           notice: Callable[[str], None]) -> dict[str, Any]:
     """``data`` (everything merged) with the managed keys laid over it."""
     for key, value in (flags or {}).items():
-        if value is not None and key in managed and managed[key] != value:
+        where = _FLAG_KEYS.get(key, (key,))
+        fixed = _lookup(managed, where)
+        if value is not None and fixed is not None and fixed != value:
             flag = _FLAG_NAMES.get(key, f"--{key.replace('_', '-')}")
-            notice(f"{flag} {value} ignored: {key} is fixed to {managed[key]!r} by the "
+            notice(f"{flag} {value} ignored: {'.'.join(where)} is fixed to {fixed!r} by the "
                    f"managed policy {path}")
     return _overlay(data, managed, ())
+
+
+def _lookup(table: dict[str, Any], where: tuple[str, ...]) -> Any:
+    for part in where:
+        if not isinstance(table, dict) or part not in table:
+            return None
+        table = table[part]
+    return table
 
 
 def _overlay(base: dict[str, Any], fixed: dict[str, Any], where: tuple[str, ...]

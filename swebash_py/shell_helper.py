@@ -47,7 +47,7 @@ def offer(command: str) -> tuple[str, str | None]:
     try:
         with open("/dev/tty", "w", encoding="utf-8") as out, \
                 open("/dev/tty", encoding="utf-8") as tty_in:
-            out.write(f"{command}\n{CHOICES}")
+            out.write(f"{shown_command(command)}\n{CHOICES}")
             out.flush()
             choice = tty_in.readline().strip()
     except OSError:
@@ -59,6 +59,18 @@ def offer(command: str) -> tuple[str, str | None]:
         edited = prompt("edit> ", default=command).strip()
         return ("execute", edited) if edited else ("abort", None)
     return (action, command) if action != "abort" else ("abort", None)
+
+
+def shown_command(command: str) -> str:
+    """The command as it will run: controls, escapes and invisible characters spelled
+    out (with a warning line when there were any), every line shown."""
+    from swebash_py.ui.visible import has_hidden, make_visible
+
+    shown = make_visible(command)
+    if has_hidden(command):
+        shown += ("\n! the command contains control, escape or invisible characters "
+                  "(shown as \\xNN or <U+NNNN>)")
+    return shown
 
 
 def parse_choice(text: str) -> Literal["execute", "edit", "describe", "abort"]:

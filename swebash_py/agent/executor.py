@@ -27,6 +27,7 @@ from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ToolResultBlock, ToolUseBlock
 from swebash_py.events import ApprovalEvent, BlockStart, BlockStop, ToolProgress, TurnEvent
+from swebash_py.sandbox.values import redact_result
 from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 
 Emit = Callable[[TurnEvent], None]
@@ -141,7 +142,7 @@ class ToolExecutor:
                 return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
                                                      is_error=True))
             started = time.monotonic()
-            result = await self._run(pending)
+            result = await self._run(pending, verdict.grant)
             self._record(pending, label, result, time.monotonic() - started)
             if self._post_hook:
                 await self._post_hook(pending, result)
@@ -184,10 +185,10 @@ class ToolExecutor:
                                  verdict.reason))
         return verdict
 
-    async def _run(self, pending: PendingCall) -> ToolResult:
+    async def _run(self, pending: PendingCall, grant: str = "write") -> ToolResult:
         call = pending.call
         progress = self._progress_sink(call)
-        context = dataclasses.replace(self._context, progress=progress)
+        context = dataclasses.replace(self._context, progress=progress, grant=grant)
         limit = self._limit if pending.tool.read_only else _NO_LIMIT
         async with limit:
             self._started.add(call.id)
@@ -229,6 +230,7 @@ class ToolExecutor:
         return progress
 
     def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
+        result = redact_result(result)  # secret values never reach the model
         content = cap_middle(result.output, self._context.max_output_chars)
         block = ToolResultBlock(call.id, call.name, content, result.is_error)
         index = self._next_index()

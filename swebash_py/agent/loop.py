@@ -21,6 +21,7 @@ from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
 from swebash_py.approvals.decision import AllowAll, Approver
 from swebash_py.engine.messages import Block, Message, TextBlock
+from swebash_py.engine.secrets import redact
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (
     ErrorEvent,
@@ -151,7 +152,7 @@ class Agent:
         except ProviderError as exc:
             stop = "error"
             detail = "\n" + traceback.format_exc() if self.options.debug else ""
-            emit(ErrorEvent(f"{exc}{detail}", type(exc).__name__))
+            emit(ErrorEvent(redact(f"{exc}{detail}"), type(exc).__name__))
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
         self._recorder.finish_turn(stop, state.usage, state.cost)

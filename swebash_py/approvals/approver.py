@@ -8,8 +8,9 @@ verdict; "always" stores a narrow rule for this workspace.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -17,6 +18,9 @@ from swebash_py.approvals import policy, remembered
 from swebash_py.approvals.audit import label_for
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
+from swebash_py.sandbox.grant import is_escalation, sandbox_decision
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -47,37 +51,78 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
-                 asker: Asker | None) -> None:
+                 asker: Asker | None, *,
+                 sandboxed: Callable[[], bool] = lambda: True,
+                 host_allow: RuleSet | None = None) -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
+        self._sandboxed = sandboxed
+        self._host = host_allow or RuleSet()
 
     @property
     def rules(self) -> RuleSet:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
-        decision = self._decide(pending, self.rules)
-        decision.label = label_for(decision.action, decision.by, self.mode)
-        if decision.action == "allow" and decision.by == "rule" and self._remembered_only(
-                pending):
-            decision.label = "user-always"  # a rule the user's "always" answer made
-        return decision
+        try:
+            return self._check(pending)
+        except Exception as exc:  # judging fails closed: ask (deny with no terminal)
+            logger.warning("judging %s failed: %r", pending.tool.name, exc)
+            return Verdict("ask", "mode", f"could not judge this call ({type(exc).__name__}: "
+                                          f"{exc}); asking instead")
 
-    def _decide(self, pending: PendingCall, rules: RuleSet) -> Verdict:
-        return policy.decide(pending.tool.traits(), pending.args.model_dump(exclude_none=True),
-                             pending.preview, self.mode, rules, self.workspace)
-
-    def _remembered_only(self, pending: PendingCall) -> bool:
-        """True when the configured rules alone would not have allowed the call."""
-        without = self._decide(pending, self._configured)
-        return not (without.action == "allow" and without.by == "rule")
+    def _check(self, pending: PendingCall) -> Verdict:
+        args = pending.args.model_dump(exclude_none=True)
+        traits = pending.tool.traits()
+        sandboxed = traits.kind != "execute" or self._sandboxed()
+        decision = policy.decide(traits, args, pending.preview, self.mode, self.rules,
+                                 self.workspace, sandboxed=sandboxed)
+        # -- sandbox: decision → grant (the one place; see sandbox/grant.py) --
+        analysis = (policy.command_analysis(str(args.get("command", "")))
+                    if pending.tool.name == "run_command" else None)
+        decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
+                                           self._host, self.workspace)
+        result = replace(decision, warnings=list(decision.warnings), grant=grant)
+        result.label = label_for(result.action, result.by, self.mode)
+        if result.action == "allow" and result.by == "rule":
+            configured_only = policy.decide(traits, args, pending.preview, self.mode,
+                                            self._configured, self.workspace,
+                                            sandboxed=sandboxed)
+            if not (configured_only.action == "allow" and configured_only.by == "rule"):
+                result.label = "user-always"  # a rule the user's "always" answer made
+        return result
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        try:
+            answered = await self._ask(pending, verdict)
+        except Exception as exc:  # fails closed
+            logger.warning("asking about %s failed: %r", pending.tool.name, exc)
+            answered = Verdict("deny", "mode", f"could not ask about this call "
+                                               f"({type(exc).__name__}: {exc})")
+        answered.grant = verdict.grant
+        return answered
+
+    async def _ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        escalation = is_escalation(pending.tool.name, pending.args.model_dump())
         if self._asker is None:
+            if escalation:
+                return Verdict("deny", "no-terminal", "running a command outside the sandbox "
+                               "needs the user's answer and there is no terminal to ask on "
+                               "(--yes does not answer it; [sandbox] host_allow can)",
+                               label="denied")
             return Verdict("deny", "no-terminal", self._no_terminal_reason(pending),
                            label="denied")
+        if escalation:
+            answer = await self._asker(pending, verdict, None)
+            if answer.kind in ("yes", "always"):
+                return Verdict("allow", "user", "allowed once, outside the sandbox",
+                               label="user-once")
+            if answer.kind == "instruction":
+                return Verdict("deny", "user", f"the user said instead: {answer.text}",
+                               instruction=answer.text, label="denied")
+            return Verdict("deny", "user", "the user said no", label="denied")
         rule = policy.suggest_rule(pending.tool.traits(),
                                    pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)

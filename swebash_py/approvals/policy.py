@@ -28,8 +28,10 @@ def command_analysis(command: str) -> Analysis:
 
 
 def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
-           rules: RuleSet, workspace: Path) -> Decision:
-    """Allow, ask or deny one call (see the module docstring for the order)."""
+           rules: RuleSet, workspace: Path, *, sandboxed: bool = True) -> Decision:
+    """Allow, ask or deny one call (see the module docstring for the order).
+
+    The read-only command list applies only when commands run ``sandboxed``."""
     workspace = workspace.resolve()
     tool_name = tool.name
     paths = call_paths(tool, args, preview, workspace)
@@ -63,7 +65,7 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     if mode not in ("ask", "auto-edit"):  # strict, and anything unknown: fail closed
         return out("ask", "mode", f"{mode} mode asks before every call")
     used = rules.allowing(tool_name, paths, analysis, workspace,
-                          lambda argv: is_read_only_command(argv, workspace))
+                          lambda argv: sandboxed and is_read_only_command(argv, workspace))
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
@@ -182,7 +184,12 @@ def risk_warnings(command: str, analysis: Analysis, workspace: Path | None = Non
     for argv in analysis.commands + analysis.suspects:
         found += _argv_warnings(argv, workspace)
     for target in analysis.write_paths:
-        if workspace is not None and not _inside(_resolve(target, workspace), workspace):
+        if workspace is None:
+            continue
+        if UNKNOWN in target:  # known only at run time: judged as a write anywhere
+            found.append(f"writes to a path known only at run time: "
+                         f"{target.replace(UNKNOWN, '…')}")
+        elif not _inside(_resolve(target, workspace), workspace):
             found.append(f"writes outside the workspace: {target}")
     return list(dict.fromkeys(found))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from swebash_py.cli.invocation import Invocation
-from swebash_py.cli.names import APPROVAL_MODES
+from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.errors import UsageError
 
 HELP_COLUMN = 25  # where an option's description starts in `ai --help`
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="provider base URL (OpenAI-compatible servers, Ollama)")
     add("--approval", metavar="MODE", help="strict | ask (default) | auto-edit | yolo")
     add("-y", "--yes", action="store_true", help="same as --approval yolo")
+    add("--sandbox", metavar="MODE", help="auto (default) | read-only | workspace-write | off")
     add("--json", dest="json_output", action="store_true",
         help="print events as JSON lines instead of rendered text")
     add("-c", "--continue", dest="continue_last", action="store_true",
@@ -70,9 +71,12 @@ def parse_question_args(args: list[str]) -> Invocation:
     if ns.approval is not None and ns.approval not in APPROVAL_MODES:
         raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
                          + ", ".join(APPROVAL_MODES))
+    if ns.sandbox is not None and ns.sandbox not in SANDBOX_MODES:
+        raise UsageError(f"invalid value for --sandbox: '{ns.sandbox}' is not one of "
+                         + ", ".join(SANDBOX_MODES))
     return Invocation(
         question=" ".join(ns.question).strip(), model=ns.model, api_base=ns.api_base,
         approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,
         continue_last=ns.continue_last, session=ns.session, no_tools=ns.no_tools,
         shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
-        show_version=ns.version, show_help=ns.help)
+        show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox)

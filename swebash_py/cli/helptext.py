@@ -18,6 +18,7 @@ Options:
   --api-base URL         provider base URL (OpenAI-compatible servers, Ollama)
   --approval MODE        strict | ask (default) | auto-edit | yolo
   -y, --yes              same as --approval yolo
+  --sandbox MODE         auto (default) | read-only | workspace-write | off
   --json                 print events as JSON lines instead of rendered text
   -c, --continue         continue the most recent session
   --session ID           continue that session

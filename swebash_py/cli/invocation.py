@@ -19,9 +19,11 @@ class Invocation:
     shell_mode: bool = False
     explain: bool = False
     debug: bool = False
+    sandbox: str | None = None
     show_version: bool = False
     show_help: bool = False
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""
-        return {"model": self.model, "api_base": self.api_base, "approval": self.approval}
+        return {"model": self.model, "api_base": self.api_base, "approval": self.approval,
+                "sandbox_mode": self.sandbox}

@@ -17,7 +17,7 @@ from swebash_py import __version__
 from swebash_py.cli.helptext import TOP_LEVEL_HELP
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
-SUBCOMMANDS = ("config", "sessions", "tools", "undo", "sync", "audit")  # typer handles these
+SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "sync", "audit")  # typer
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
@@ -87,9 +87,10 @@ def run_guarded(invocation: Invocation) -> int:
         early_prompt.hand_over()
         if invocation.debug:
             traceback.print_exc()
+        from swebash_py.engine.secrets import redact_userinfo
         from swebash_py.render.sanitize import neutralize  # the message may quote a provider
 
-        sys.stderr.write(f"ai: {neutralize(str(exc))}\n")
+        sys.stderr.write(f"ai: {neutralize(redact_userinfo(str(exc)))}\n")
         return exc.exit_code
 
 

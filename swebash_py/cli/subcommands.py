@@ -21,6 +21,7 @@ def _register_subcommands() -> None:
     from swebash_py.cli.commands import (
         audit_cmd,
         config_cmd,
+        doctor_cmd,
         sessions_cmd,
         sync_cmd,
         tools_cmd,
@@ -31,6 +32,7 @@ def _register_subcommands() -> None:
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
     app.command("undo")(undo_cmd.undo)
+    app.command("doctor")(doctor_cmd.doctor)
     app.command("sync")(sync_cmd.sync)
     app.command("audit")(audit_cmd.audit)
 

@@ -18,10 +18,15 @@ REDACTED = "[REDACTED]"
 # or a JSON/shell separator (so a JSON document stays parseable).
 _VALUE = r"[^\s\"'`,;&|<>]+"
 
+# a private key block; without its END line (a truncated key), to the end of the text
 _PEM = re.compile(
-    r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?-----END \1PRIVATE KEY-----",
+    r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)",
     re.DOTALL,
 )
+# scheme://user:password@host: the password part
+# (also bare "user:secret@host", as error messages print a URL's netloc)
+_USERINFO = re.compile(r"(?i)((?:\b[a-z][a-z0-9+.\-]*://|(?<![\w:/.@-]))[^\s/@:\"'<>]*:)"
+                       r"([^\s/@\"'<>]+)(@[\w\[])")
 
 _TOKENS = re.compile(
     r"""
@@ -55,6 +60,19 @@ _KEY_ASSIGNMENT = re.compile(
 )
 
 
+# db_password=..., aws_secret_access_key = ..., "X_API_KEY": "..." (any case, any prefix;
+# the name must end in the secret word, so max_tokens or token_count do not match)
+_NAMED_ASSIGNMENT = re.compile(
+    r"(?i)\b([A-Za-z0-9_.\-]*(?:api_?key|access_?key|secret_?key|private_?key|secret|token"
+    r"|password|passwd|credentials?))([\"']?\s*[:=]\s*[\"']?)(" + _VALUE + ")"
+)
+
+
+def redact_userinfo(text: str) -> str:
+    """``scheme://user:secret@host`` → ``scheme://user:[REDACTED]@host``."""
+    return _USERINFO.sub(lambda m: m.group(1) + REDACTED + m.group(3), text) if text else text
+
+
 def _assignment(match: re.Match[str]) -> str:
     value = match.group(3)
     if value == REDACTED or value.startswith(("$", "{", "%", "<")) or any(
@@ -73,5 +91,7 @@ def redact(text: str) -> str:
     text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     text = _HEADER_KEYS.sub(lambda m: m.group(1) + REDACTED, text)
     text = _TOKENS.sub(REDACTED, text)
+    text = redact_userinfo(text)
     text = _ENV_ASSIGNMENT.sub(_assignment, text)
-    return _KEY_ASSIGNMENT.sub(_assignment, text)
+    text = _KEY_ASSIGNMENT.sub(_assignment, text)
+    return _NAMED_ASSIGNMENT.sub(_assignment, text)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 from rich.text import Text
 
-from swebash_py.cli.names import APPROVAL_MODES
+from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl
@@ -19,6 +19,7 @@ COMMANDS = {
     "/model": "show or set the model: /model anthropic/claude-sonnet-4-5",
     "/approval": "show or set the approval mode: strict, ask, auto-edit, yolo",
     "/tools": "the tools and whether each asks first",
+    "/sandbox": "show or set the sandbox: auto, read-only, workspace-write, off",
     "/sessions": "recent sessions",
     "/resume": "continue a stored session: /resume ID",
     "/compact": "summarise the conversation so far to free the context window",
@@ -84,6 +85,18 @@ class SlashCommands:
                 return
             approver.mode = arg
         self.repl.say(f"approval: {approver.mode}")
+
+    async def cmd_sandbox(self, arg: str) -> None:
+        from swebash_py.repl.sandbox_notice import describe
+
+        section = self.repl.settings.sandbox
+        if arg:
+            if arg not in SANDBOX_MODES:
+                self.repl.say(f"unknown sandbox mode {arg}: use {', '.join(SANDBOX_MODES)}",
+                              "red")
+                return
+            section.mode = arg  # type: ignore[assignment]  # checked above
+        self.repl.say(describe(self.repl.settings))
 
     async def cmd_tools(self, _arg: str) -> None:
         from swebash_py.cli.commands.tools_cmd import confirmation

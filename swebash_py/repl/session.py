@@ -27,6 +27,7 @@ from swebash_py.errors import SwebashError
 from swebash_py.events import ErrorEvent
 from swebash_py.paths import data_dir
 from swebash_py.render import make_renderer
+from swebash_py.repl import sandbox_notice
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, run_shell
@@ -74,6 +75,7 @@ class Repl:
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
         self._turn_task: asyncio.Task[object] | None = None
+        self._sandbox_said = False
 
     # -- shortcuts used by the slash commands ---------------------------------
 
@@ -162,6 +164,7 @@ class Repl:
             _ = self.session  # a session that does not exist: say so before any prompt
         early_prompt.hand_over()
         self.say(f"swebash · {model} · /help for commands", "dim")
+        sandbox_notice.probe_soon(self.settings)
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
         try:
             while True:
@@ -182,6 +185,10 @@ class Repl:
     async def _dispatch(self, line: str) -> object:
         if not line:
             return None
+        if not self._sandbox_said:  # once, before the first thing that may run a command
+            self._sandbox_said = True
+            if notice := sandbox_notice.notice(self.settings):
+                self.say(notice, "yellow")
         if line.startswith("/"):
             return await self._guarded(self.commands.handle(line))
         if line.startswith("!"):
@@ -250,6 +257,7 @@ class Repl:
         command = shell_helper.extract_command("".join(answer))
         if not command:
             return
+        self.console.print(Text(shell_helper.shown_command(command), style="bold"))
         try:
             action = shell_helper.parse_choice(
                 await self.question_prompt.prompt_async(shell_helper.CHOICES))

@@ -82,8 +82,10 @@ class ToolContext:
     max_output_chars: int = 30_000
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
+    settings: Any = None  # the session's Settings (the sandbox reads its [sandbox] section)
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
+    grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
 
 
 @dataclass

@@ -13,23 +13,29 @@ result. Death by a signal is stated plainly (``killed by signal N (NAME)``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
 import signal
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import Field
 
+from swebash_py.sandbox import runner as sandbox_runner
+from swebash_py.sandbox.build import build_policy
+from swebash_py.sandbox.env import is_secret_name
+from swebash_py.sandbox.notes import access_note, status_note
+from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
-from swebash_py.tools.proc import ProcResult, run_process
+from swebash_py.tools.proc import ProcResult
 from swebash_py.tools.workspace import mentions_protected, mentions_secret, real_workspace
 
 NONINTERACTIVE = {
     "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1", "CLICOLOR": "0",
     "GIT_TERMINAL_PROMPT": "0",
 }
-_SECRET_VAR = re.compile(r"(_API_KEY|_APIKEY|_TOKEN)$|_SECRET", re.IGNORECASE)
 _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
@@ -51,7 +57,7 @@ def command_env(base: Mapping[str, str] | None = None,
                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """``base`` (default: ours) without secrets, plus the non-interactive settings."""
     env = {k: v for k, v in (base if base is not None else os.environ).items()
-           if not _SECRET_VAR.search(k)}
+           if not is_secret_name(k)}
     env.update(NONINTERACTIVE)
     env.update(extra or {})
     return env
@@ -98,6 +104,9 @@ class RunCommandArgs(ToolArgs):
     background: bool = Field(False, description=(
         "Start it in the background (servers, watchers, long builds) and return an id at "
         "once; read its output with command_output and stop it with stop_command."))
+    escalate: bool | None = Field(None, description=(
+        "Ask the user to run this command outside the sandbox: for commands about the "
+        "host (its processes, ports, services, logs) or that failed for lack of access."))
 
 
 class RunCommand(Tool[RunCommandArgs]):
@@ -109,7 +118,11 @@ class RunCommand(Tool[RunCommandArgs]):
         "reported, not treated as an error). Long output keeps its beginning and end, with a "
         "marker saying how much was cut. Processes it leaves running are killed when the "
         "command finishes: start servers and watchers with background=true instead. "
-        "Interactive programs cannot work (no terminal)."
+        "Interactive programs cannot work (no terminal). Commands run in a sandbox: "
+        "their own processes only (ps, ss, lsof, systemctl show a partial view: no host "
+        "processes or ports), no network, secrets hidden, and usually a read-only filesystem. "
+        "For the host's processes, ports, services or logs, or after a failure for lack of "
+        "access, call again with escalate: true (the user is asked)."
     )
     Args = RunCommandArgs
 
@@ -134,14 +147,53 @@ class RunCommand(Tool[RunCommandArgs]):
             return await start_background(args.command, ctx)
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
+        policy = sandbox_policy(ctx)
         try:
-            res = await run_process(
-                [pick_shell(), "-c", args.command], cwd=real_workspace(ctx.workspace),
-                env=command_env(extra=ctx.env), timeout=limit, on_output=ctx.progress,
-                head=half, tail=half)
+            res = await sandbox_runner.run(
+                [pick_shell(), "-c", args.command], policy, timeout=limit,
+                on_output=ctx.progress, extra_env=ctx.env, head=half, tail=half,
+                plain_env=command_env(extra=ctx.env))
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
         meta = {"exit_code": res.returncode, "duration": round(res.duration, 3),
                 "timed_out": res.timed_out, "signal": res.signal,
-                "output_bytes": res.total_bytes, "cut_bytes": res.cut_bytes}
-        return ToolResult(format_result(res, limit), is_error=res.timed_out, metadata=meta)
+                "output_bytes": res.total_bytes, "cut_bytes": res.cut_bytes,
+                "sandbox": policy.mode}
+        text = format_result(res, limit)
+        if policy.mode != "off":
+            note = access_note(res.output, policy) if res.returncode != 0 else None
+            text += "\n" + status_note(policy) + (f"\n{note}" if note else "")
+        elif ctx.grant == "host":
+            text += "\n[ran outside the sandbox, as approved]"
+        elif _configured_mode(ctx) != "off":
+            text += "\n[no sandbox is available here (see `ai doctor`): ran unconfined]"
+        return ToolResult(text, is_error=res.timed_out, metadata=meta)
+
+
+def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
+    """The walls for this call; refuses (``ToolFailed``) rather than run weaker
+    than an explicitly configured mode."""
+    settings = ctx.settings if ctx.settings is not None else _default_settings()
+    grant = ctx.grant if ctx.grant in ("read", "write", "host") else "read"
+    policy = build_policy(settings, grant, ctx.workspace)  # type: ignore[arg-type]
+    if policy.mode == "off":
+        return policy
+    found = sandbox_runner.available()
+    if found.ok:
+        return policy
+    if settings.sandbox.mode != "auto":
+        raise ToolFailed(f"the sandbox ({settings.sandbox.mode}) is not available: "
+                         f"{found.detail}; see `ai doctor`")
+    # auto without a sandbox: the approver asked for everything but plain reads
+    return dataclasses.replace(policy, mode="off")
+
+
+def _configured_mode(ctx: ToolContext) -> str:
+    settings = ctx.settings if ctx.settings is not None else _default_settings()
+    return str(settings.sandbox.mode)
+
+
+def _default_settings() -> Any:
+    from swebash_py.config import Settings
+
+    return Settings.model_validate({})

@@ -156,10 +156,16 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       grace: float = 2.0, drain: float = 0.5) -> ProcResult:
     """Run ``argv`` to completion (or timeout) and return what it did."""
     start = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        start_new_session=True, limit=CHUNK)
+        start_new_session=True, limit=CHUNK))
+    try:
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:  # cancelled while starting: the group must not live on
+        with contextlib.suppress(Exception):
+            signal_group((await spawn).pid, signal.SIGKILL)
+        raise
     capture, throttle = Capture(head, tail), Throttle(on_output)
     assert proc.stdout is not None and proc.stderr is not None
     readers = [asyncio.create_task(_pump(s, capture, throttle))

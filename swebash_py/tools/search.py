@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import threading
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from swebash_py.tools.base import ToolFailed, ToolResult
-from swebash_py.tools.workspace import is_inside
+from swebash_py.tools.workspace import SecretsFilter, is_inside
 
 MATCH_CAP = 200
 LINE_SHOW = 300
@@ -121,6 +122,7 @@ class _Search:
     glob: str | None
     workspace: Path
     stop: threading.Event
+    secrets: SecretsFilter
     matches: list[str] = field(default_factory=list)
     files: int = 0
 
@@ -135,7 +137,8 @@ class _Search:
         for dirpath, dirnames, filenames in os.walk(self.root):
             ignore.load(dirpath)
             dirnames[:] = sorted(d for d in dirnames if d not in ALWAYS_SKIP
-                                 and not ignore.ignored(os.path.join(dirpath, d), True))
+                                 and not ignore.ignored(os.path.join(dirpath, d), True)
+                                 and not self.secrets.hidden(os.path.join(dirpath, d)))
             for name in sorted(filenames):
                 full = os.path.join(dirpath, name)
                 if ignore.ignored(full, False) or not self._glob_ok(full, name):
@@ -153,7 +156,7 @@ class _Search:
     def _file(self, full: str) -> bool:
         """Search one file; True once the match cap is reached."""
         try:
-            if not stat.S_ISREG(os.lstat(full).st_mode):
+            if not stat.S_ISREG(os.lstat(full).st_mode) or self.secrets.hidden(full):
                 return False
             with open(full, "rb") as f:
                 if b"\x00" in f.read(8192):
@@ -211,14 +214,15 @@ async def search(pattern: str, root: Path, glob: str | None, workspace: Path) ->
     if not root.exists():
         raise ToolFailed(f"{root}: no such file or directory")
     shown_root = shown_path(root, workspace)
+    secrets = SecretsFilter(root)
     if shutil.which("rg"):
-        matches = await _ripgrep(pattern, root, glob, workspace)
+        matches = await _ripgrep(pattern, root, glob, workspace, secrets)
         return summarize(matches, pattern, shown_root, None, "rg")
     try:
         regex = re.compile(pattern)
     except re.error as exc:
         raise ToolFailed(f"invalid regular expression {pattern!r}: {exc}") from exc
-    job = _Search(regex, root, glob, workspace, threading.Event())
+    job = _Search(regex, root, glob, workspace, threading.Event(), secrets)
     try:
         await asyncio.to_thread(job.run)
     finally:
@@ -226,9 +230,18 @@ async def search(pattern: str, root: Path, glob: str | None, workspace: Path) ->
     return summarize(job.matches, pattern, shown_root, job.files, "python")
 
 
-async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path) -> list[str]:
+# secrets rg need not even open (the filter below is what decides)
+_RG_SECRET_GLOBS = ("!.env", "!.env.*", "!.ssh", "!.aws", "!.gnupg", "!*.pem", "!*.key",
+                    "!id_rsa", "!id_ed25519", "!.netrc", "!.git-credentials")
+
+
+async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path,
+                   secrets: SecretsFilter) -> list[str]:
     argv = ["rg", "--json", "--no-config", "--no-require-git", "--hidden", "--no-follow",
             "--glob", "!.git", "--glob", "!node_modules", "--glob", "!.venv"]
+    if not secrets.open:
+        for secret in _RG_SECRET_GLOBS:
+            argv += ["--glob", secret]
     argv += ["--glob", glob] if glob else []
     argv += ["--regexp", pattern, "--", str(root)]
     proc = await asyncio.create_subprocess_exec(
@@ -242,6 +255,8 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path) 
             if event.get("type") == "match":
                 data = event["data"]
                 path = Path(data["path"].get("text", "?"))
+                if secrets.hidden(path):
+                    continue
                 text = data["lines"].get("text", "").rstrip("\r\n")
                 start = data["submatches"][0]["start"] if data.get("submatches") else 0
                 matches.append(format_match(shown_path(path, workspace), data["line_number"],
@@ -249,8 +264,13 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path) 
         err = (await proc.stderr.read(4096)).decode("utf-8", "replace")
     finally:
         if proc.returncode is None:
+            # os.kill, not proc.kill(): Popen.send_signal polls first, and that
+            # waitpid can reap an rg that just exited before asyncio's child
+            # watcher does, which then reports returncode 255 ("Unknown child
+            # process"), hiding rg's 2 for a bad regex. Unreaped, the pid is
+            # still ours, so signalling it is safe.
             with contextlib.suppress(ProcessLookupError):
-                proc.kill()
+                os.kill(proc.pid, signal.SIGKILL)
         await proc.wait()
     if proc.returncode == 2 and not matches and "regex" in err:
         raise ToolFailed(f"invalid regular expression {pattern!r}: {err.strip()}")

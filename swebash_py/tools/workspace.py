@@ -20,15 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swebash_py.paths import config_path, data_dir
+from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.base import ToolFailed
-
-SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store")
-SECRET_SUBDIRS = ((".config", "gcloud"), (".config", "gh"), (".azure",))
-SECRET_NAMES = frozenset({
-    ".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".htpasswd",
-    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.json",
-})
-SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
 
 
 @dataclass(frozen=True)
@@ -95,22 +88,6 @@ def _has_other_links(path: Path) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
 
 
-def is_sensitive(path: Path) -> bool:
-    """Whether ``path`` looks like a secret (keys, credentials, ``.env``)."""
-    parts = path.parts
-    if any(part in SECRET_DIRS for part in parts):
-        return True
-    for seq in SECRET_SUBDIRS:
-        n = len(seq)
-        if any(tuple(parts[i:i + n]) == seq for i in range(len(parts) - n + 1)):
-            return True
-    name = path.name
-    if name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES):
-        return True
-    return name == ".env" or (name.startswith(".env.") and not name.endswith(
-        (".example", ".sample", ".template", ".dist")))
-
-
 def protected_roots() -> tuple[Path, Path]:
     """Our config file and our data directory, resolved."""
     return (Path(os.path.realpath(config_path())), Path(os.path.realpath(data_dir())))
@@ -143,3 +120,21 @@ def mentions_protected(command: str) -> bool:
     """A heuristic for commands: does the text name our config or data paths?"""
     config, data = protected_roots()
     return str(config) in command or str(data) in command
+
+
+class SecretsFilter:
+    """The secrets policy for every path a file tool reads or returns below
+    ``root``: secrets and our own files are skipped, by name and after
+    resolving symlinks (unless ``root`` itself is one: then the user was asked)."""
+
+    def __init__(self, root: Path) -> None:
+        self.config, self.data = protected_roots()
+        self.open = is_sensitive(root) or is_protected(root)
+
+    def hidden(self, path: str | Path) -> bool:
+        if self.open:
+            return False
+        raw = Path(path)
+        real = Path(os.path.realpath(raw))
+        return any(is_sensitive(p) or p == self.config or is_inside(p, self.data)
+                   for p in (raw, real))

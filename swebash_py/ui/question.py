@@ -6,7 +6,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from swebash_py.approvals.decision import PendingCall, Verdict
-from swebash_py.render.sanitize import neutralize
+from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
 MAX_PREVIEW_LINES = 60
@@ -21,21 +21,25 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
     if preview.detail_kind == "command" and preview.detail:
         from rich.syntax import Syntax  # pygments: only when a command is shown
 
-        parts.append(Syntax(neutralize(preview.detail), "bash", word_wrap=True,
+        parts.append(Syntax(make_visible(preview.detail), "bash", word_wrap=True,
                             background_color="default"))
+        if has_hidden(preview.detail):
+            parts.append(Text("! the command contains control, escape or invisible "
+                              "characters (shown as \\xNN or <U+NNNN>)", style="bold red"))
     elif preview.detail_kind == "diff" and preview.detail:
         parts.append(_diff_text(preview.detail))
     elif preview.detail:
-        parts.append(Text(_head(neutralize(preview.detail)), style="dim"))
+        parts.append(Text(_head(make_visible(preview.detail)), style="dim"))
     else:
-        parts.append(Text(neutralize(preview.summary)))
+        parts.append(Text(make_visible(preview.summary)))
     if preview.outside:
-        paths = ", ".join(str(p) for p in preview.paths)
+        paths = make_visible(", ".join(str(p) for p in preview.paths))
         parts.append(Text(f"! outside the workspace: {paths}", style="yellow"))
     for warning in [*preview.warnings, *verdict.warnings]:
-        parts.append(Text(f"! {warning}", style="bold red"))
+        parts.append(Text(f"! {make_visible(warning)}", style="bold red"))
     if rule:
-        parts.append(Text(f"  [a]lways remembers: {', '.join(rule)}", style="dim"))
+        parts.append(Text(f"  [a]lways remembers: {make_visible(', '.join(rule))}",
+                          style="dim"))
     else:
         parts.append(Text("  [a]lways runs it once: no rule can safely cover this call",
                           style="dim"))
@@ -57,7 +61,7 @@ def _head(text: str) -> str:
 
 def _diff_text(diff: str) -> Text:
     text = Text()
-    for line in _head(neutralize(diff)).splitlines():
+    for line in _head(make_visible(diff)).splitlines():
         style = ("green" if line.startswith("+") else "red" if line.startswith("-")
                  else "cyan" if line.startswith("@@") else "")
         text.append(line + "\n", style=style)

@@ -55,3 +55,24 @@ def test_json_stays_valid() -> None:
 ])
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("db_password=hunter2xyz", "hunter2xyz"),
+    ("DB_Password = s3cr3tvalue", "s3cr3tvalue"),
+    ("postgres_password: foo12345", "foo12345"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG", "wJalrXUtnFEMI/K7MDENG"),
+    ('{"X_API_KEY": "abcdef123456"}', "abcdef123456"),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\ncut off here", "MIIEowIBAAKCAQEA"),
+    ("api_base = https://bob:pa55word@proxy.example/v1", "pa55word"),
+    ("cannot reach bob:pa55word@127.0.0.1:9", "pa55word"),
+])
+def test_more_secret_shapes(text: str, secret: str) -> None:
+    out = redact(text)
+    assert secret not in out and REDACTED in out
+
+
+@pytest.mark.parametrize("text", ["input_tokens: 10", "token_count: 12", "secretary = Jane",
+                                  "git@github.com:org/repo.git", "ssh://git@host:22/x"])
+def test_more_ordinary_text_left_alone(text: str) -> None:
+    assert redact(text) == text

@@ -22,17 +22,19 @@ def test_a_user_config_cannot_weaken_the_managed_policy(
         managed: Path, isolated: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     managed.write_text('approval = "ask"\n[permissions]\ndeny = ["run_command(curl:*)"]\n'
-                       '[store]\nupload_output = false\n')
+                       '[store]\nupload_output = false\n[sandbox]\nmode = "read-only"\n')
     (isolated / "config.toml").write_text(
         'approval = "yolo"\n[permissions]\nallow = ["run_command(curl:*)"]\n'
         'deny = ["run_command(rm:*)"]\n[store]\nupload_output = true\n')
     monkeypatch.setenv("SWEBASH_APPROVAL", "yolo")
-    settings = load_settings({"approval": "yolo", "model": "openai/x"})
+    settings = load_settings({"approval": "yolo", "model": "openai/x", "sandbox_mode": "off"})
     assert settings.approval == "ask" and settings.store.upload_output is False
+    assert settings.sandbox.mode == "read-only"
     assert settings.permissions.deny == ["run_command(rm:*)", "run_command(curl:*)"]
     assert settings.permissions.allow == ["run_command(curl:*)"]  # not managed: kept
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--approval yolo ignored" in err[0] and str(managed) in err[0]
+    assert len(err) == 2 and "--approval yolo ignored" in err[0] and str(managed) in err[0]
+    assert "--sandbox off ignored: sandbox.mode is fixed" in err[1]
 
 
 def test_without_a_managed_file_the_user_decides(managed: Path, isolated: Path) -> None:

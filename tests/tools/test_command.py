@@ -8,10 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand, pick_shell, strip_ansi
 from swebash_py.tools.proc import Capture
 from tests.tools.conftest import alive, call
+
+
+@pytest.fixture
+def ctx(workspace: Path) -> ToolContext:
+    """Outside the sandbox: these tests are about the process runner itself (host
+    pids, signals); tests/sandbox holds the same promises inside the sandbox."""
+    return ToolContext(workspace=workspace, command_timeout=30.0, grant="host")
 
 
 def pids(output: str) -> list[int]:
@@ -45,11 +53,17 @@ async def test_environment_is_scrubbed_and_non_interactive(
         monkeypatch.setenv(name, "hunter2")
     monkeypatch.setenv("KEEP_ME", "visible")
     monkeypatch.setenv("TERM", "xterm-256color")
+    ctx.grant = "write"
     out = (await call(RunCommand(), ctx, command="env")).output
     assert "hunter2" not in out
-    for expected in ("KEEP_ME=visible", "PAGER=cat", "GIT_PAGER=cat", "TERM=dumb", "NO_COLOR=1",
+    for expected in ("PAGER=cat", "GIT_PAGER=cat", "TERM=dumb", "NO_COLOR=1",
                      "GIT_TERMINAL_PROMPT=0", "PATH=", "HOME="):
         assert expected in out
+    # outside the sandbox our environment passes, minus secrets; inside, only the allow-list
+    ctx.grant = "host"
+    plain = (await call(RunCommand(), ctx, command="env")).output
+    assert "KEEP_ME=visible" in plain and "hunter2" not in plain
+    assert ("KEEP_ME=visible" in out) is not sandbox_runner.available().ok
 
 
 async def test_ansi_stripped_and_bad_utf8_replaced(ctx: ToolContext) -> None:

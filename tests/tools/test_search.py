@@ -113,3 +113,29 @@ def test_gitignore_rules() -> None:
     assert ignore.ignored("/r/abc.txt", False) and not ignore.ignored("/r/ab/c.txt", False)
     assert ignore.ignored("/r/x.md", False) and not ignore.ignored("/r/z.md", False)
     assert not ignore.ignored("/elsewhere/x.o", False)
+
+
+async def test_secrets_are_never_read_or_returned(workspace: Path, ctx: ToolContext,
+                                                  engine: str, tmp_path: Path) -> None:
+    (tmp_path / "real-secret").write_text("TOKEN=leaked-through-link\n")
+    tree(workspace, {".env": "TOKEN=dotenv-value\n", "deep/er/.env.prod": "TOKEN=prod\n",
+                     ".ssh/config": "TOKEN=ssh\n", "key.pem": "TOKEN=pem\n",
+                     "ok.txt": "TOKEN=fine\n", ".env.example": "TOKEN=example\n"})
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / ".env").symlink_to(tmp_path / "real-secret")
+    out = (await call(SearchFiles(), ctx, pattern="TOKEN", path=".")).output
+    assert "ok.txt:1: TOKEN=fine" in out
+    for leaked in ("dotenv-value", "prod", "=ssh", "=pem", "leaked-through-link"):
+        assert leaked not in out
+    # twin: asked for by name (the policy asked the user), the secret is searched
+    named = (await call(SearchFiles(), ctx, pattern="TOKEN", path=".env")).output
+    assert "dotenv-value" in named
+
+
+async def test_our_own_data_in_the_workspace_is_not_searched(
+        workspace: Path, ctx: ToolContext, engine: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWEBASH_HOME", str(workspace / "data"))
+    tree(workspace, {"data/approvals.json": "MARK-own\n", "src.txt": "MARK-src\n"})
+    out = (await call(SearchFiles(), ctx, pattern="MARK")).output
+    assert "MARK-src" in out and "MARK-own" not in out

@@ -37,7 +37,8 @@ ASKS_UNDER_ASK = {
     "search_files": "no, inside the workspace; yes outside",
     "write_file": "yes, with the new file shown",
     "edit_file": "yes, with a diff shown",
-    "run_command": "yes, unless an allow rule (or the safe read-only list) covers every part",
+    "run_command": ("yes, unless an allow rule (or, inside the sandbox, the read-only list) "
+                    "covers every part; escalate: true always asks"),
     "web_search": "yes",
     "find_files": "no, inside the workspace; yes outside",
     "web_fetch": "yes",

@@ -85,6 +85,10 @@ def redact(value: Any, key: str = "") -> Any:
     if (value and isinstance(value, str) and _SECRET_KEY.search(key)
             and not key.endswith("_env")):
         return "***"
+    if isinstance(value, str) and "://" in value:  # api_base and other URLs: userinfo
+        from swebash_py.engine.secrets import redact_userinfo
+
+        return redact_userinfo(value)
     return value
 
 

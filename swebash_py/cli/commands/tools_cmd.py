@@ -9,7 +9,8 @@ from swebash_py.tools.base import ToolTraits
 
 _ASKS = {
     "inside-workspace": "no, inside the workspace; yes outside",
-    "command": "yes, unless an allow rule (or the safe read-only list) covers every part",
+    "command": ("yes, unless an allow rule (or, inside the sandbox, the read-only list) "
+                "covers every part; escalate: true always asks"),
     "ask": "yes",
     "allow": "no",
 }

@@ -1,0 +1,69 @@
+"""The sandbox's cost per command: ``true`` through run_command, sandboxed
+(bwrap, read-only and workspace-write) against plain (``--sandbox off``), and
+the cost of building the policy (the .env walk) on this repository.
+
+    .venv/bin/python bench/bench_sandbox.py [RUNS]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from swebash_py.config import Settings
+from swebash_py.sandbox.build import build_policy
+from swebash_py.sandbox.runner import available
+from swebash_py.tools.base import ToolContext
+from swebash_py.tools.command import RunCommand
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def per_command(workspace: Path, grant: str, runs: int) -> list[float]:
+    tool = RunCommand()
+    ctx = ToolContext(workspace=workspace, grant=grant, settings=Settings.model_validate({}))
+    args = tool.Args.model_validate({"command": "true"})
+    await tool.run(args, ctx)  # warm: the probe, imports
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        await tool.run(args, ctx)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def show(label: str, times: list[float]) -> float:
+    median = statistics.median(times)
+    print(f"{label:<28} median {median:7.1f} ms   min {min(times):7.1f} ms   "
+          f"max {max(times):7.1f} ms")
+    return median
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    found = available()
+    print(f"sandbox: {found.name} ({found.detail}); {runs} runs of `true` each")
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        plain = show("plain (--sandbox off)", asyncio.run(per_command(ws, "host", runs)))
+        if found.ok:
+            ro = show("bwrap read-only", asyncio.run(per_command(ws, "read", runs)))
+            rw = show("bwrap workspace-write", asyncio.run(per_command(ws, "write", runs)))
+            print(f"sandbox cost per command: +{ro - plain:.1f} ms (read-only), "
+                  f"+{rw - plain:.1f} ms (workspace-write)")
+    settings = Settings.model_validate({})
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        build_policy(settings, "write", ROOT)
+        times.append((time.perf_counter() - start) * 1000)
+    files = sum(1 for _ in ROOT.rglob("*"))
+    show(f"policy for this repo ({files} paths)", times)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+"""`ai doctor`: prints the checks; exit 1 when something needed is broken."""
+
+from __future__ import annotations
+
+import typer
+
+from swebash_py.config import load_settings
+from swebash_py.doctor.checks import run_checks
+
+
+def doctor() -> None:
+    """What works here: sandbox, provider keys, paths."""
+    checks = run_checks(load_settings())
+    for check in checks:
+        typer.echo(check.line())
+    if any(c.status == "fail" for c in checks):
+        raise typer.Exit(1)

@@ -1,0 +1,87 @@
+"""The checks behind ``ai doctor``: each returns one ``Check`` line.
+
+``needed`` checks that fail make ``ai doctor`` exit 1; the others inform.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from swebash_py.paths import config_path, data_dir
+
+Status = Literal["ok", "warn", "fail"]
+_KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
+             "gemini": "GEMINI_API_KEY", "mistral": "MISTRAL_API_KEY",
+             "groq": "GROQ_API_KEY", "deepseek": "DEEPSEEK_API_KEY",
+             "openrouter": "OPENROUTER_API_KEY", "xai": "XAI_API_KEY"}
+_KEYLESS = ("ollama", "ollama_chat", "lm_studio", "hosted_vllm", "vllm", "llamafile")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.status:<4}  {self.name}: {self.detail}"
+
+
+def sandbox_check(settings: Any) -> Check:
+    from swebash_py.sandbox.runner import available
+
+    mode = settings.sandbox.mode
+    if mode == "off":
+        return Check("sandbox", "warn", "off ([sandbox] mode or --sandbox): model commands run "
+                                        "with your full access, after a question")
+    found = available()
+    net = "network on" if settings.sandbox.network else "no network"
+    if found.ok:
+        return Check("sandbox", "ok", f"{found.detail} ({mode}, {net})")
+    return Check("sandbox", "fail", f"{found.name} unavailable: {found.detail}. Until then every "
+                                    "command asks first (only plain file reads run unasked)")
+
+
+def provider_check(settings: Any) -> Check:
+    model = settings.resolved_model
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    if provider in _KEYLESS:
+        return Check("provider", "ok", f"{model}: no key needed")
+    variable = _KEY_VARS.get(provider)
+    if variable is None:
+        return Check("provider", "warn", f"{model}: key variable unknown to doctor "
+                                         "(litellm reads the provider's own)")
+    if os.environ.get(variable):
+        return Check("provider", "ok", f"{model}: {variable} is set")
+    if settings.api_base:
+        return Check("provider", "warn", f"{model}: {variable} is not set (fine for a local "
+                                         "server at api_base)")
+    return Check("provider", "fail", f"{model}: {variable} is not set: export it, or pick "
+                                     "another model with -m / SWEBASH_MODEL")
+
+
+def paths_check() -> Check:
+    config, data = config_path(), data_dir()
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+        writable = os.access(data, os.W_OK)
+    except OSError as exc:
+        return Check("paths", "fail", f"data directory {data}: {exc.strerror}")
+    if not writable:
+        return Check("paths", "fail", f"data directory {data} is not writable")
+    state = "exists" if config.exists() else "not created: defaults apply"
+    return Check("paths", "ok", f"config {config} ({state}); data {data}")
+
+
+def search_check() -> Check:
+    if shutil.which("rg"):
+        return Check("search", "ok", "ripgrep found")
+    return Check("search", "warn", "ripgrep not found: search_files uses a slower Python walk "
+                                   "(Debian/Ubuntu: apt-get install ripgrep)")
+
+
+def run_checks(settings: Any) -> list[Check]:
+    return [sandbox_check(settings), provider_check(settings), paths_check(), search_check()]

@@ -1,0 +1,1 @@
+"""The OS sandbox every model command runs in (see ``runner`` for the seam)."""

@@ -1,0 +1,57 @@
+"""A ``SandboxPolicy`` for one command, from the settings and the grant."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from swebash_py.paths import config_path, data_dir
+from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
+from swebash_py.sandbox.secrets import home_secrets, workspace_env_files
+
+
+def own_paths() -> list[Path]:
+    """Our config (its ``swebash`` directory when it has one) and data directory,
+    created empty when missing so that no sandboxed command can create them."""
+    config, data = config_path(), data_dir()
+    own_dir = config.parent if config.parent.name == "swebash" else None
+    for directory in (data, own_dir):
+        if directory is not None:
+            with contextlib.suppress(OSError):
+                directory.mkdir(parents=True, exist_ok=True)
+    paths = [data, own_dir or config]
+    return paths
+
+
+def host_sockets(environ: dict[str, str] | None = None) -> list[Path]:
+    """Unix sockets (and their directories) named by our environment: an ssh or gpg
+    agent, docker, the user's runtime directory. /run itself is private already."""
+    env = environ if environ is not None else dict(os.environ)
+    found = []
+    for name in ("SSH_AUTH_SOCK", "GPG_AGENT_INFO", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
+                 "DOCKER_HOST", "WAYLAND_DISPLAY", "PULSE_SERVER"):
+        value = env.get(name, "")
+        for part in value.replace(";", ":").split(":" if name == "GPG_AGENT_INFO" else ";"):
+            path = part.split("path=", 1)[-1].split(",", 1)[0].removeprefix("unix://")
+            if path.startswith("/") and os.path.exists(path):
+                found.append(Path(path))
+    home = Path(os.path.expanduser("~"))
+    found += [p for p in (home / ".docker" / "run",) if p.exists()]
+    return found
+
+
+def build_policy(settings: Any, grant: Grant, workspace: Path) -> SandboxPolicy:
+    """The walls for one command: mode from the grant, masks from the secrets list."""
+    section = settings.sandbox
+    mode = effective_mode(section.mode, grant)
+    workspace = Path(os.path.realpath(workspace))
+    home = Path(os.path.expanduser("~"))
+    hidden = [*home_secrets(home), *own_paths(), *host_sockets()]
+    if mode != "off":
+        hidden += workspace_env_files(workspace)
+        for root in section.writable_roots:
+            hidden += workspace_env_files(Path(root).expanduser())
+    roots = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in section.writable_roots)
+    return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden), (), home)

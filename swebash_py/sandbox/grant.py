@@ -1,0 +1,53 @@
+"""Approval ↔ sandbox: the one place where a decision picks the sandbox.
+
+* ``escalate: true`` always asks (after deny rules), with "outside the
+  sandbox" in the question; ``--yes`` does not answer it and "always" does
+  not make it standing.
+* ``[sandbox] host_allow`` patterns (allow-rule syntax, matched whole) run
+  outside without a question.
+* Otherwise: what ran only because the read-only command list allowed it gets
+  the ``read`` grant; whatever a user, an allow rule or yolo allowed, ``write``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from swebash_py.approvals.decision import Decision
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.sandbox.policy import Grant
+
+READ_ONLY_COMMAND = "read-only command"  # policy.decide's reason for the built-in list
+ESCALATE_REASON = "asks to run outside the sandbox"
+
+
+def is_escalation(tool_name: str, args: dict[str, Any]) -> bool:
+    return tool_name == "run_command" and bool(args.get("escalate"))
+
+
+def host_rules(patterns: list[str]) -> RuleSet:
+    """``host_allow`` patterns as allow rules for ``run_command``."""
+    return RuleSet.from_lists([f"run_command({p})" for p in patterns])
+
+
+def grant_of(decision: Decision) -> Grant:
+    """read for the built-in read-only list, write for everything else allowed."""
+    if decision.action == "allow" and decision.read_only_list:
+        return "read"
+    return "write"
+
+
+def sandbox_decision(tool_name: str, args: dict[str, Any], analysis: Any, decision: Decision,
+                     host: RuleSet, workspace: Path) -> tuple[Decision, Grant]:
+    """Adjust the policy's decision for escalation and ``host_allow``."""
+    if tool_name != "run_command" or decision.action == "deny":
+        return decision, grant_of(decision)
+    if is_escalation(tool_name, args):
+        return Decision("ask", "mode", ESCALATE_REASON,
+                        [*decision.warnings, "runs outside the sandbox"]), "host"
+    if analysis is not None and host.allow and host.allowing(
+            "run_command", [], analysis, workspace):
+        return Decision("allow", "rule", "allowed by [sandbox] host_allow (runs outside the "
+                        "sandbox)", decision.warnings), "host"
+    return decision, grant_of(decision)

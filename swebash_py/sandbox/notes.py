@@ -1,0 +1,32 @@
+"""The lines a sandboxed command's result carries for the model."""
+
+from __future__ import annotations
+
+import re
+
+from swebash_py.sandbox.policy import SandboxPolicy
+
+_DENIED = re.compile(
+    r"Read-only file system|Permission denied|Operation not permitted|"
+    r"Network is unreachable|Could not resolve host|Temporary failure in name resolution|"
+    r"Name or service not known|No address associated|Connection refused|"
+    r"getaddrinfo|\bEROFS\b|\bEACCES\b|\bEPERM\b|\bENETUNREACH\b", re.IGNORECASE)
+
+
+def status_note(policy: SandboxPolicy) -> str:
+    """One line (≤120 chars) saying where the command ran."""
+    write = "workspace writable" if policy.mode == "workspace-write" else "read-only"
+    net = "network on" if policy.network else "no network"
+    line = (f"[sandbox: {write}, {net}, own processes only; "
+            "host state needs escalate: true]")
+    return line[:120]
+
+
+def access_note(output: str, policy: SandboxPolicy) -> str | None:
+    """A line when the output looks like a failure for lack of access."""
+    found = _DENIED.search(output)
+    if found is None:
+        return None
+    return (f"[this may have failed because of the sandbox ({policy.mode}: "
+            f"\"{found.group(0)}\"); to run it outside the sandbox, call again "
+            "with escalate: true (the user is asked)]")

@@ -1,0 +1,122 @@
+"""The seam: ``run(argv, policy) -> ProcResult``, with bubblewrap,
+sandbox-exec and "none" behind it (``Backend``), chosen once per process.
+
+A backend turns an argv and a policy into the argv and environment to exec
+(``launch``); the runner runs that through ``tools.proc.run_process`` (own
+process group, bounded capture, timeout). A later preview backend fits the
+same shape: ``launch`` plus a change set read after the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from swebash_py.sandbox import bwrap, seatbelt
+from swebash_py.sandbox.env import sandbox_env
+from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.tools.proc import ProcResult, run_process
+
+
+@dataclass(frozen=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Availability:
+    ok: bool
+    name: str
+    detail: str  # the version when ok, else why not and what to install
+
+
+class Backend(Protocol):
+    name: str
+
+    def availability(self) -> Availability: ...
+
+    def launch(self, argv: list[str], policy: SandboxPolicy,
+               extra_env: Mapping[str, str] | None = None) -> Launch: ...
+
+
+class Bubblewrap:
+    name = "bubblewrap"
+
+    def availability(self) -> Availability:
+        found = bwrap.probe()
+        return Availability(found.ok, self.name, found.version if found.ok else found.reason)
+
+    def launch(self, argv: list[str], policy: SandboxPolicy,
+               extra_env: Mapping[str, str] | None = None) -> Launch:
+        path = bwrap.probe().path or "bwrap"
+        # bwrap's own environment is the sandbox's: its pid 1 shows it in /proc
+        return Launch(bwrap.bwrap_argv(policy, argv, path), sandbox_env(extra=extra_env))
+
+
+class SandboxExec:
+    name = "sandbox-exec"
+
+    def availability(self) -> Availability:
+        if os.access(seatbelt.SANDBOX_EXEC, os.X_OK):
+            return Availability(True, self.name, seatbelt.SANDBOX_EXEC)
+        return Availability(False, self.name, f"{seatbelt.SANDBOX_EXEC} is missing")
+
+    def launch(self, argv: list[str], policy: SandboxPolicy,
+               extra_env: Mapping[str, str] | None = None) -> Launch:
+        tmp = Path(tempfile.mkdtemp(prefix="swebash-sbx-"))
+        env = sandbox_env(extra={**(extra_env or {}), "TMPDIR": str(tmp)})
+        return Launch(seatbelt.seatbelt_argv(policy, argv, tmp), env)
+
+
+class Unsupported:
+    name = "none"
+
+    def availability(self) -> Availability:
+        return Availability(False, self.name,
+                            f"no OS sandbox is supported on {sys.platform} "
+                            "(Linux: bubblewrap; macOS: sandbox-exec)")
+
+    def launch(self, argv: list[str], policy: SandboxPolicy,
+               extra_env: Mapping[str, str] | None = None) -> Launch:
+        raise RuntimeError("no sandbox available")
+
+
+@functools.lru_cache(maxsize=1)
+def backend() -> Backend:
+    """The platform's backend (its availability is probed lazily, once)."""
+    if sys.platform.startswith("linux"):
+        return Bubblewrap()
+    if sys.platform == "darwin":
+        return SandboxExec()
+    return Unsupported()
+
+
+def available() -> Availability:
+    return backend().availability()
+
+
+async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
+              on_output: Callable[[str], None] = lambda _t: None,
+              extra_env: Mapping[str, str] | None = None,
+              head: int = 15_000, tail: int = 15_000,
+              plain_env: Mapping[str, str] | None = None,
+              chosen: Backend | None = None) -> ProcResult:
+    """Run ``argv`` in the workspace under ``policy`` (``off``: plainly, with
+    ``plain_env``)."""
+    if policy.mode == "off":
+        return await run_process(argv, cwd=policy.workspace, env=dict(plain_env or {}),
+                                 timeout=timeout, on_output=on_output, head=head, tail=tail)
+    launch = (chosen or backend()).launch(argv, policy, extra_env)
+    res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,
+                            timeout=timeout, on_output=on_output, head=head, tail=tail)
+    if 128 < res.returncode <= 128 + 64:  # the sandbox reports a child's signal as 128+N
+        return dataclasses.replace(res, returncode=128 - res.returncode)
+    return res

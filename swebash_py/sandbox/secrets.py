@@ -1,0 +1,67 @@
+"""The one secrets-path list, shared by the sandbox (masks) and the file tools.
+
+``HOME_SECRETS`` are masked inside every sandbox when they exist;
+``is_sensitive`` is the name-based test the file tools apply to every path
+they touch (after resolving symlinks, and to the unresolved path too);
+``workspace_env_files`` finds ``.env``/``.env.*`` at any depth.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+# relative to $HOME: masked by the sandbox (the contract's list, and a few more)
+HOME_SECRETS = (
+    ".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".docker/config.json", ".kube",
+    ".config/gh", ".npmrc", ".pypirc", ".pgpass", ".password-store", ".config/gcloud",
+    ".azure",
+)
+SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store")
+SECRET_SUBDIRS = ((".config", "gcloud"), (".config", "gh"), (".azure",))
+SECRET_NAMES = frozenset({
+    ".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".htpasswd",
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.json",
+})
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
+_ENV_HARMLESS = (".example", ".sample", ".template", ".dist")
+
+
+def is_env_file(name: str) -> bool:
+    """``.env`` and ``.env.*`` (but not ``.env.example`` and friends)."""
+    return name == ".env" or (name.startswith(".env.") and not name.endswith(_ENV_HARMLESS))
+
+
+def is_sensitive(path: Path) -> bool:
+    """Whether ``path`` looks like a secret (keys, credentials, ``.env``)."""
+    parts = path.parts
+    if any(part in SECRET_DIRS for part in parts):
+        return True
+    for seq in SECRET_SUBDIRS:
+        n = len(seq)
+        if any(tuple(parts[i:i + n]) == seq for i in range(len(parts) - n + 1)):
+            return True
+    name = path.name
+    return name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES) or is_env_file(name)
+
+
+def home_secrets(home: Path) -> list[Path]:
+    """The existing secrets paths under ``home``."""
+    return [home / rel for rel in HOME_SECRETS if os.path.lexists(home / rel)]
+
+
+def workspace_env_files(root: Path) -> Iterator[Path]:
+    """``.env`` files at any depth of ``root`` (``.git`` skipped, symlinks not followed)."""
+    stack = [str(root)]
+    while stack:
+        top = stack.pop()
+        try:
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for entry in entries:
+            if is_env_file(entry.name):
+                yield Path(entry.path)
+            elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)

@@ -1,0 +1,109 @@
+"""The approval decides the sandbox: read-only list → read-only, approved →
+workspace-write, escalation and host_allow → outside (asked / not asked)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swebash_py.approvals import remembered
+from swebash_py.approvals.approver import Answer, PolicyApprover
+from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.engine.messages import ToolUseBlock
+from swebash_py.sandbox.grant import host_rules
+from swebash_py.sandbox.policy import effective_mode
+from swebash_py.tools.base import ToolContext
+from swebash_py.tools.command import RunCommand
+
+
+def pending(workspace: Path, command: str, **extra: Any) -> PendingCall:
+    tool = RunCommand()
+    args = tool.Args.model_validate({"command": command, **extra})
+    preview = tool.preview(args, ToolContext(workspace=workspace))
+    return PendingCall(ToolUseBlock("c1", "run_command", "{}"), tool, args, preview)
+
+
+def approver(workspace: Path, mode: str = "ask", *, answer: str | None = None,
+             allow: tuple[str, ...] = (), host: tuple[str, ...] = (),
+             sandboxed: bool = True) -> PolicyApprover:
+    async def asker(_p: PendingCall, _v: Verdict, _r: list[str] | None) -> Answer:
+        assert answer is not None
+        return Answer(answer)  # type: ignore[arg-type]
+    return PolicyApprover(mode, RuleSet.from_lists(allow), workspace,
+                          asker if answer is not None else None,
+                          sandboxed=lambda: sandboxed, host_allow=host_rules(list(host)))
+
+
+def test_read_only_list_runs_read_only_and_only_inside_a_sandbox(workspace: Path) -> None:
+    verdict = approver(workspace).check(pending(workspace, "ls -la"))
+    assert (verdict.action, verdict.grant) == ("allow", "read")
+    assert approver(workspace, sandboxed=False).check(pending(workspace, "ls -la")).action == "ask"
+
+
+def test_allow_rule_and_yolo_get_workspace_write(workspace: Path) -> None:
+    by_rule = approver(workspace, allow=("run_command(make)",)).check(pending(workspace, "make"))
+    assert (by_rule.action, by_rule.grant) == ("allow", "write")
+    part = approver(workspace, allow=("run_command(make)",)).check(
+        pending(workspace, "make && ls"))
+    assert (part.action, part.grant) == ("allow", "write")
+    yolo = approver(workspace, "yolo").check(pending(workspace, "ls"))
+    assert (yolo.action, yolo.grant) == ("allow", "write")
+
+
+@pytest.mark.parametrize(("configured", "grant", "mode"), [
+    ("auto", "read", "read-only"), ("auto", "write", "workspace-write"),
+    ("auto", "host", "off"), ("read-only", "write", "read-only"),
+    ("workspace-write", "read", "workspace-write"), ("off", "read", "off")])
+def test_effective_mode(configured: str, grant: Any, mode: str) -> None:
+    assert effective_mode(configured, grant) == mode
+
+
+async def test_escalation_always_asks_even_in_yolo(workspace: Path) -> None:
+    call = pending(workspace, "ss -ltn", escalate=True)
+    verdict = approver(workspace, "yolo").check(call)
+    assert verdict.action == "ask" and verdict.grant == "host"
+    assert any("outside the sandbox" in w for w in verdict.warnings)
+    denied = await approver(workspace, "yolo").ask(call, verdict)
+    assert denied.action == "deny" and "no terminal" in denied.reason
+    assert "--yes does not answer it" in denied.reason
+
+
+async def test_escalation_always_is_not_standing(workspace: Path) -> None:
+    call = pending(workspace, "ss -ltn", escalate=True)
+    yes = approver(workspace, answer="always")
+    verdict = await yes.ask(call, yes.check(call))
+    assert (verdict.action, verdict.grant) == ("allow", "host")
+    assert remembered.load(workspace) == []
+    assert yes.check(call).action == "ask"
+
+
+def test_escalation_still_obeys_deny_rules(workspace: Path) -> None:
+    denying = PolicyApprover("yolo", RuleSet.from_lists([], ["run_command(rm)"]), workspace,
+                             None)
+    assert denying.check(pending(workspace, "rm -rf x", escalate=True)).action == "deny"
+
+
+def test_host_allow_runs_outside_without_a_question(workspace: Path) -> None:
+    host = approver(workspace, host=("ss -ltn", "systemctl status:*"))
+    for command in ("ss -ltn", "systemctl status nginx"):
+        verdict = host.check(pending(workspace, command))
+        assert (verdict.action, verdict.grant) == ("allow", "host")
+    assert host.check(pending(workspace, "ss -ltn; rm -rf x")).grant != "host"
+
+
+def test_runtime_redirect_target_is_judged_not_crashed(workspace: Path) -> None:
+    verdict = approver(workspace).check(pending(workspace, 'echo hello > "$HOME/out.txt"'))
+    assert verdict.action == "ask"
+    assert any("known only at run time" in w for w in verdict.warnings)
+
+
+def test_any_exception_while_judging_asks(workspace: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_a: Any, **_k: Any) -> Any:
+        raise ValueError("embedded null byte")
+    monkeypatch.setattr("swebash_py.approvals.policy.decide", boom)
+    verdict = approver(workspace, "yolo").check(pending(workspace, "ls"))
+    assert verdict.action == "ask" and "could not judge" in verdict.reason

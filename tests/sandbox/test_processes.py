@@ -1,0 +1,52 @@
+"""Inside the sandbox nothing outlives the command: not at its end, its timeout or
+its cancellation (Ctrl-C), setsid included. Checked by host PID; twins outside."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from swebash_py.tools.base import ToolContext
+from swebash_py.tools.command import RunCommand
+from tests.sandbox.conftest import host_pids, needs_bwrap, wait_until
+from tests.tools.conftest import call
+
+pytestmark = needs_bwrap
+
+
+def escaping(marker: str) -> str:
+    return f"setsid sleep {marker} > /dev/null 2>&1 < /dev/null & sleep 60"
+
+
+@pytest.mark.parametrize("grant", ["write", "host"])
+async def test_timeout_kills_everything(workspace: Path, grant: str, reap: list[str]) -> None:
+    marker = f"1003.{os.getpid()}{int(grant == 'host')}"
+    reap.append(f"sleep {marker}")
+    ctx = ToolContext(workspace=workspace, command_timeout=1.0, grant=grant)
+    result = await call(RunCommand(), ctx, command=escaping(marker))
+    assert result.is_error and "timed out" in result.output
+    if grant == "host":
+        assert host_pids(f"sleep {marker}")  # twin: setsid escaped the process group
+    else:
+        assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+
+
+@pytest.mark.parametrize("grant", ["write", "host"])
+async def test_cancellation_kills_everything(workspace: Path, grant: str,
+                                             reap: list[str]) -> None:
+    marker = f"1004.{os.getpid()}{int(grant == 'host')}"
+    reap.append(f"sleep {marker}")
+    ctx = ToolContext(workspace=workspace, command_timeout=60.0, grant=grant)
+    task = asyncio.create_task(call(RunCommand(), ctx, command=escaping(marker)))
+    while not host_pids(f"sleep {marker}"):
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    if grant == "host":
+        assert host_pids(f"sleep {marker}")
+    else:
+        assert wait_until(lambda: not host_pids(f"sleep {marker}"))
