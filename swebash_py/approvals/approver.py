@@ -18,6 +18,7 @@ from swebash_py.approvals import policy, remembered
 from swebash_py.approvals.audit import label_for
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
+from swebash_py.errors import StorageError
 from swebash_py.sandbox.grant import is_escalation, sandbox_decision
 
 logger = logging.getLogger(__name__)
@@ -133,8 +134,12 @@ class PolicyApprover:
             if not rule:
                 return Verdict("allow", "user", "allowed once (no rule can safely cover it)",
                                label="user-once")
-            for each in rule:
-                remembered.add(self.workspace, each)
+            try:
+                for each in rule:
+                    remembered.add(self.workspace, each)
+            except StorageError as exc:  # a broken approvals.json is never overwritten
+                return Verdict("allow", "user", f"allowed once; not remembered: {exc}",
+                               label="user-once")
             return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}",
                            label="user-always")
         if answer.kind == "instruction":
