@@ -155,7 +155,9 @@ def open_session(settings: Settings, invocation: Invocation, *,
         asker = terminal_asker(renderer_suspend)
     approver = PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker,
                               sandboxed=lambda: sandbox_active(settings),
-                              host_allow=host_rules_from(settings))
+                              host_allow=host_rules_from(settings),
+                              preview_mode=lambda pending, mode: _preview_mode(
+                                  pending, mode, settings))
     pre_hook, post_hook = hook_callbacks(settings, on_notice)
     runtime = build_runtime(settings, approver=approver, no_tools=invocation.no_tools,
                             debug=invocation.debug, on_notice=on_notice, history=history,
@@ -163,3 +165,10 @@ def open_session(settings: Settings, invocation: Invocation, *,
                             post_hook=post_hook)
     runtime.agent._fitter = make_fitter(settings, runtime)
     return Session(runtime, store, recorder)
+
+
+def _preview_mode(pending: Any, approval_mode: str, settings: Settings) -> str:
+    """Whether a call that would ask runs as a preview first (preview.policy)."""
+    from swebash_py.preview.policy import preview_mode
+
+    return preview_mode(pending, approval_mode, settings)

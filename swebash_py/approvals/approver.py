@@ -52,7 +52,8 @@ class PolicyApprover:
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
                  asker: Asker | None, *, yes: bool = False,
                  sandboxed: Callable[[], bool] = lambda: True,
-                 host_allow: RuleSet | None = None) -> None:
+                 host_allow: RuleSet | None = None,
+                 preview_mode: Callable[[PendingCall, str], str] = lambda _p, _m: "") -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
@@ -60,6 +61,7 @@ class PolicyApprover:
         self._yes = yes
         self._sandboxed = sandboxed
         self._host = host_allow or RuleSet()
+        self._preview_mode = preview_mode
 
     @property
     def rules(self) -> RuleSet:
@@ -84,8 +86,11 @@ class PolicyApprover:
                     if pending.tool.name == "run_command" else None)
         decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
                                            self._host, self.workspace)
-        return Verdict(decision.action, decision.by, decision.reason, list(decision.warnings),
-                       grant=grant)
+        verdict = Verdict(decision.action, decision.by, decision.reason,
+                          list(decision.warnings), grant=grant)
+        if verdict.action == "ask" and grant == "write":  # a question: a preview first?
+            verdict.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
+        return verdict
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         try:

@@ -40,6 +40,7 @@ class Verdict:
     warnings: list[str] = field(default_factory=list)
     instruction: str = ""  # what the user typed instead of yes/no, for the model
     grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
+    preview: Literal["", "first", "after"] = ""  # run as a preview first (preview.policy)
 
 
 class Approver(Protocol):
