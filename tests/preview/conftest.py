@@ -12,6 +12,7 @@ import pytest
 
 from swebash_py.preview.changes import user_xattrs
 from swebash_py.sandbox import overlay
+from tests.e2e.conftest import spawn_ai  # noqa: F401  (a fixture for the pty tests)
 
 
 def _why_not() -> str:

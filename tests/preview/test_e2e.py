@@ -1,0 +1,120 @@
+"""Through the installed ``ai``: a command that would ask runs as a preview; the
+question shows the command, its output and its changes; ``y`` applies, ``n``
+discards with an error result, no terminal discards; no changes ask nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agent.helpers import sent_results
+from tests.e2e.conftest import run_ai
+from tests.e2e.test_pty import finish, model_args
+from tests.fakeprovider import FakeProvider, Reply
+from tests.preview.conftest import needs_overlay
+from tests.sandbox.conftest import command_reply
+
+pytestmark = [needs_overlay, pytest.mark.pty]
+COMMAND = "echo previewed-output && echo new > made.txt && echo more >> kept.txt && rm gone.txt"
+
+
+def seed(workspace: Path) -> None:
+    (workspace / "kept.txt").write_text("kept\n")
+    (workspace / "gone.txt").write_text("gone\n")
+
+
+def last_result(fake_provider: FakeProvider) -> tuple[str, bool]:
+    ((_id, sent, is_error),) = sent_results(fake_provider.requests[1])
+    return str(sent), is_error
+
+
+def test_y_applies_what_the_question_showed(fake_provider: FakeProvider, spawn_ai: Any,
+                                            workspace: Path) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="all done"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect("ran as a preview")
+    child.expect("previewed-output")  # the output's tail
+    child.expect(r"1 created, 1 modified, 1 deleted")
+    child.expect(r"- gone.txt")
+    child.expect(r"~ kept.txt")
+    child.expect(r"\+ made.txt")
+    child.expect(r"\+more")  # the diff of the modified text file
+    child.expect("Allow these changes")
+    assert not (workspace / "made.txt").exists()  # nothing real changed before the answer
+    child.sendline("y")
+    child.expect("all done")
+    assert finish(child) == 0
+    assert (workspace / "made.txt").read_text() == "new\n"
+    assert (workspace / "kept.txt").read_text() == "kept\nmore\n"
+    assert not (workspace / "gone.txt").exists()
+    sent, is_error = last_result(fake_provider)
+    assert not is_error and "changes applied" in sent and "previewed-output" in sent
+
+
+def test_n_discards_with_an_error_result(fake_provider: FakeProvider, spawn_ai: Any,
+                                         workspace: Path) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="understood"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect("Allow these changes")
+    child.sendline("n")
+    child.expect("understood")
+    assert finish(child) == 0
+    assert not (workspace / "made.txt").exists()
+    assert (workspace / "kept.txt").read_text() == "kept\n"
+    assert (workspace / "gone.txt").exists()
+    sent, _is_error = last_result(fake_provider)
+    assert sent.startswith("Error: changes discarded") or "changes discarded" in sent
+    assert "previewed-output" in sent  # followed by the output
+
+
+def test_no_terminal_discards(fake_provider: FakeProvider, workspace: Path) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="ok"))
+    result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "go", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert not (workspace / "made.txt").exists()
+    assert (workspace / "gone.txt").exists()
+    sent, _ = last_result(fake_provider)
+    assert "changes discarded" in sent and "no terminal" in sent
+    assert "previewed-output" in sent
+    assert "+ made.txt" in result.stderr  # plain output lists the changes (tool lines: stderr)
+
+
+def test_no_changes_ask_nothing(fake_provider: FakeProvider, workspace: Path) -> None:
+    """Not on the read-only list, so it would ask; its preview changed nothing."""
+    seed(workspace)
+    fake_provider.queue(command_reply("python3 -c 'print(6*7)'"), Reply(text="ok"))
+    result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "go", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    sent, is_error = last_result(fake_provider)
+    assert "42" in sent and not is_error
+
+
+def test_without_previews_the_same_call_is_refused(fake_provider: FakeProvider,
+                                                   workspace: Path, tmp_path: Path) -> None:
+    """Twin: with ``[sandbox] preview = false`` it asks first (no terminal: refused)."""
+    config = tmp_path / "config.toml"
+    config.write_text("[sandbox]\npreview = false\n")
+    fake_provider.queue(command_reply("python3 -c 'print(6*7)'"), Reply(text="ok"))
+    result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "go", cwd=workspace,
+                    env={"SWEBASH_CONFIG": str(config)})
+    assert result.returncode == 0, result.stderr
+    sent, is_error = last_result(fake_provider)
+    assert is_error and "no terminal" in sent and "42" not in sent
+
+
+def test_json_has_the_change_list(fake_provider: FakeProvider, workspace: Path) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="ok"))
+    result = run_ai("--json", "-m", "openai/x", "--api-base", fake_provider.url, "go",
+                    cwd=workspace)
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    (preview,) = [e for e in events if e["type"] == "preview"]
+    assert preview["outcome"] == "discarded"
+    assert {(Path(c["path"]).name, c["action"]) for c in preview["changes"]} == {
+        ("made.txt", "create"), ("kept.txt", "modify"), ("gone.txt", "delete")}
