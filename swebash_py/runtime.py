@@ -26,14 +26,16 @@ class Runtime:
     agent: Agent
     client: ProviderClient
     registry: Any
+    jobs: Any = None  # the session's background commands
 
 
 def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = False,
                   debug: bool = False, on_notice: Callable[[str], None] = lambda _n: None,
                   history: Any = None, recorder: Any = None, fitter: Any = None,
                   session_id: str | None = None, pre_hook: Any = None,
-                  post_hook: Any = None) -> Runtime:
+                  post_hook: Any = None, checkpoints: Any = None) -> Runtime:
     """An agent wired to the provider, tools and approvals ``settings`` ask for."""
+    from swebash_py.tools.background import JobTable
     from swebash_py.tools.registry import ToolRegistry, default_tools
 
     registry = ToolRegistry([] if no_tools else default_tools(settings))
@@ -47,11 +49,12 @@ def build_runtime(settings: Settings, *, approver: Approver, no_tools: bool = Fa
         api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
         session_id=session_id, cost_fn=_cost)
     context = ToolContext(workspace=workspace, command_timeout=settings.tools.command_timeout,
-                          max_output_chars=settings.tools.max_output_chars, settings=settings)
+                          max_output_chars=settings.tools.max_output_chars, settings=settings,
+                          checkpoints=checkpoints, jobs=None if no_tools else JobTable())
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,
                   pre_hook=pre_hook, post_hook=post_hook)
-    return Runtime(settings, agent, client, registry)
+    return Runtime(settings, agent, client, registry, context.jobs)
 
 
 def _cost(model: str, input_tokens: int, output_tokens: int, cache_read: int,

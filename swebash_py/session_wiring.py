@@ -8,6 +8,7 @@ from typing import Any
 
 from swebash_py.approvals.approver import Asker, PolicyApprover
 from swebash_py.approvals.rules import RuleSet
+from swebash_py.checkpoints.model import FileChange
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.engine.messages import Block, Message
@@ -48,6 +49,15 @@ class StoreRecorder:
         self._turn_id = None
         self._last_turn_id = self.store.last_turn_id(session_id) if session_id else None
 
+    def record(self, change: FileChange) -> int | None:
+        """A file change of the current turn (a checkpoint for /undo)."""
+        if self._turn_id is None:
+            return None
+        return int(self.store.record_change(self._turn_id, change))
+
+    def forget(self, change_id: int) -> None:
+        self.store.drop_change(change_id)
+
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None:
         if self._turn_id is not None:
             self.store.finish_turn(self._turn_id, stop_reason, usage.get("input_tokens", 0),
@@ -62,6 +72,8 @@ class Session:
     recorder: StoreRecorder
 
     def close(self) -> None:
+        if self.runtime.jobs is not None:
+            self.runtime.jobs.close()  # background commands end with the session
         close = getattr(self.store, "close", None)
         if close:
             close()
@@ -162,7 +174,7 @@ def open_session(settings: Settings, invocation: Invocation, *,
     runtime = build_runtime(settings, approver=approver, no_tools=invocation.no_tools,
                             debug=invocation.debug, on_notice=on_notice, history=history,
                             recorder=recorder, session_id=session_id, pre_hook=pre_hook,
-                            post_hook=post_hook)
+                            post_hook=post_hook, checkpoints=recorder)
     runtime.agent._fitter = make_fitter(settings, runtime)
     return Session(runtime, store, recorder)
 

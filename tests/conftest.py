@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakeprovider import fake_provider  # noqa: F401  (fixture)
+from tests.tools.webpages import site  # noqa: F401  (fixture)
 
 _CLEARED = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
             "OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "SWEBASH_MODEL",

@@ -135,6 +135,9 @@ class PolicyApprover:
         return Verdict("deny", "user", "the user said no")
 
     def _no_terminal_reason(self, pending: PendingCall) -> str:
+        if pending.preview.must_ask:
+            return (f"{pending.preview.must_ask}: that always needs a question, and there is "
+                    "no terminal to ask on (--yes does not answer it)")
         rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         hint = f", or add an allow rule like {', '.join(rule)}" if rule else ""

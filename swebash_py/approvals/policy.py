@@ -20,8 +20,9 @@ from swebash_py.approvals.rules import PATH_TOOLS, RuleSet, format_command_rule,
 from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
 from swebash_py.tools.base import Preview
 
-FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files"})
+FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files", "find_files"})
 WRITE_TOOLS = frozenset({"write_file", "edit_file"})
+JOB_TOOLS = frozenset({"command_output", "stop_command"})
 
 
 @dataclass
@@ -68,6 +69,8 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
     if analysis is not None and not analysis.clean and rules.has_command_denies():
         return out("ask", "rule", f"cannot be checked against the deny rules: "
                                   f"{analysis.unsafe_reason}")
+    if preview.must_ask:
+        return out("ask", "mode", preview.must_ask)
     if preview.sensitive:
         return out("ask", "mode", "touches a sensitive file")
     if mode == "yolo":
@@ -80,6 +83,8 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
         return out("allow", "mode", "read-only command")
+    if tool_name in JOB_TOOLS:
+        return out("allow", "mode", "reads or stops a background command")
     if read_only and tool_name in FILE_READ_TOOLS and not outside:
         return out("allow", "mode", "read-only, inside the workspace")
     if mode == "auto-edit" and tool_name in WRITE_TOOLS and not outside:
@@ -232,7 +237,7 @@ def suggest_rule(tool_name: str, args: dict[str, Any], preview: Preview,
     """The narrowest rules an "always" answer should store, or None when no
     rule can be safely remembered (unaccountable commands, sensitive or
     protected paths): then "always" only runs the call once."""
-    if preview.sensitive or preview.protected:
+    if preview.sensitive or preview.protected or preview.must_ask:
         return None
     workspace = workspace.resolve()
     if tool_name == "run_command":

@@ -26,8 +26,10 @@ from pathlib import Path
 
 from swebash_py.approvals.shellparse import UNKNOWN, Analysis
 
-PATH_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file", "edit_file"})
-KNOWN_TOOLS = PATH_TOOLS | {"run_command", "web_search"}
+PATH_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file", "edit_file",
+                        "find_files"})
+KNOWN_TOOLS = PATH_TOOLS | {"run_command", "web_search", "web_fetch", "command_output",
+                             "stop_command"}
 _RULE = re.compile(r"^([A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
 _WILD = ("$", "`", "*", "?", "[", "{", UNKNOWN)
 

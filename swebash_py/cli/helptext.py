@@ -33,6 +33,7 @@ Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
+  undo [--yes]                                revert the file changes of the last turn here
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).

@@ -2,7 +2,7 @@
 
 from typing import Literal, get_args
 
-SUBCOMMANDS = ("config", "sessions", "tools", "doctor")
+SUBCOMMANDS = ("config", "sessions", "tools", "doctor", "undo")
 
 ApprovalMode = Literal["strict", "ask", "auto-edit", "yolo"]
 APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)

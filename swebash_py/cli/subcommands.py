@@ -1,4 +1,4 @@
-"""The typer application of the subcommands (``ai sessions|config|tools``).
+"""The typer application of the subcommands (``ai sessions|config|tools|undo``).
 
 Questions and the REPL never come here: ``cli.main`` sends only the words in
 ``SUBCOMMANDS`` to this module. Errors we raise on purpose become one line
@@ -18,12 +18,13 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _register_subcommands() -> None:
-    from swebash_py.cli.commands import config_cmd, doctor_cmd, sessions_cmd, tools_cmd
+    from swebash_py.cli.commands import config_cmd, doctor_cmd, sessions_cmd, tools_cmd, undo_cmd
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
     app.command("doctor")(doctor_cmd.doctor)
+    app.command("undo")(undo_cmd.undo)
 
 
 def run(args: list[str]) -> None:

@@ -24,6 +24,9 @@ COMMANDS = {
     "/resume": "continue a stored session: /resume ID",
     "/compact": "summarise the conversation so far to free the context window",
     "/cost": "tokens and cost of this session",
+    "/undo": "revert the file changes of the last turn (shows the diff, asks first)",
+    "/rewind": "go back to before turn N (files and conversation): /rewind [N]",
+    "/ps": "background commands: /ps, or /ps stop ID",
 }
 
 HELP_FOOTER = """\
@@ -153,6 +156,22 @@ class SlashCommands:
         cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
         self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
                       f"{usage.output_tokens:,} out, cost {cost}")
+
+
+    async def cmd_undo(self, _arg: str) -> None:
+        from swebash_py.repl.undo import undo
+
+        await undo(self.repl)
+
+    async def cmd_rewind(self, arg: str) -> None:
+        from swebash_py.repl.undo import rewind
+
+        await rewind(self.repl, arg)
+
+    async def cmd_ps(self, arg: str) -> None:
+        from swebash_py.repl.undo import ps
+
+        await ps(self.repl, arg)
 
 
 def format_cost(cost: float | None, turn: object) -> str:

@@ -128,6 +128,8 @@ class Repl:
         self.console.print(Text(message, style=style))
 
     def new_session(self) -> None:
+        if self.runtime.jobs is not None:
+            self.runtime.jobs.close()  # background commands end with their session
         self._cost_label = ""
         self.agent.history.clear()
         self.recorder.resume(None)

@@ -53,7 +53,8 @@ def to_markdown(info: SessionInfo, turns: list[TurnRecord]) -> str:
              f"- session: `{info.id}`", f"- model: {info.model or 'unknown'}",
              f"- directory: {info.cwd or 'unknown'}", f"- started: {_iso(info.created)}", ""]
     for t in turns:
-        lines += [f"## Turn {t.seq}", "", "**You:**", "", t.user_text.strip(), ""]
+        rewound = " (rewound: no longer part of the conversation)" if t.rewound else ""
+        lines += [f"## Turn {t.seq}{rewound}", "", "**You:**", "", t.user_text.strip(), ""]
         if t.blocks:
             lines += ["**Assistant:**", ""]
         for b in t.blocks:

@@ -62,6 +62,7 @@ class TurnRecord:
     output_tokens: int
     cost: float | None
     blocks: list[BlockRecord] = field(default_factory=list)
+    rewound: float | None = None  # taken back by /rewind: no longer sent to the model
 
 
 def make_title(text: str) -> str | None:

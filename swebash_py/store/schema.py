@@ -70,7 +70,29 @@ CREATE TABLE checkpoints (
 CREATE INDEX checkpoints_session ON checkpoints(session_id, id DESC);
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3]
+# v4: file checkpoints for /undo and /rewind. One row per file change a tool
+# made in a turn: the content and mode before (NULL: the file did not exist)
+# and after (NULL: deleted). Contents are stored as they are (not redacted):
+# they are what undo writes back. ``reverted`` is set once undone; a turn taken
+# back by /rewind gets ``rewound`` and is no longer sent to the model.
+V4 = """
+CREATE TABLE file_changes (
+    id          INTEGER PRIMARY KEY,
+    turn_id     INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+    path        TEXT NOT NULL,
+    tool        TEXT NOT NULL,
+    before      BLOB,
+    before_mode INTEGER,
+    after       BLOB,
+    after_mode  INTEGER,
+    created     REAL NOT NULL,
+    reverted    REAL
+);
+CREATE INDEX file_changes_turn ON file_changes(turn_id, id);
+ALTER TABLE turns ADD COLUMN rewound REAL;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -23,6 +23,7 @@ from swebash_py.engine.messages import Block, Message, Role, ToolResultBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import UsageError
 from swebash_py.store import export as exporter
+from swebash_py.store.changes import FileChangesMixin
 from swebash_py.store.records import (
     BlockRecord,
     SessionInfo,
@@ -53,7 +54,7 @@ def default_path() -> Path:
     return data_dir() / "sessions.db"
 
 
-class Store:
+class Store(FileChangesMixin):
     """The sessions database; safe to share between threads of one process."""
 
     def __init__(self, path: Path | str | None = None) -> None:
@@ -192,7 +193,7 @@ class Store:
         rows = self._read(
             "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
             " t.input_tokens, t.output_tokens, t.cost,"
-            " b.block_type, b.text, b.json, b.created"
+            " b.block_type, b.text, b.json, b.created, t.rewound"
             " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
             " WHERE t.session_id = ? ORDER BY t.seq, b.seq", (session_id,))
         turns: list[TurnRecord] = []
@@ -200,7 +201,7 @@ class Store:
             if not turns or turns[-1].id != r[0]:
                 turns.append(TurnRecord(int(r[0]), int(r[1]), str(r[2]), float(r[3]),
                                         _float(r[4]), _str(r[5]), int(r[6]), int(r[7]),
-                                        _float(r[8])))
+                                        _float(r[8]), rewound=_float(r[13])))
             if r[9] is not None:
                 turns[-1].blocks.append(BlockRecord(str(r[9]), str(r[10]),
                                                     parse_json(_str(r[11])), float(r[12])))
@@ -217,8 +218,8 @@ class Store:
                        (turn_id, raw, now, turn_id))
 
     def last_turn_id(self, session_id: str) -> int | None:
-        rows = self._read("SELECT id FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
-                          (session_id,))
+        rows = self._read("SELECT id FROM turns WHERE session_id = ? AND rewound IS NULL"
+                          " ORDER BY seq DESC LIMIT 1", (session_id,))
         return int(rows[0][0]) if rows else None
 
     def load_messages(self, session_id: str) -> list[Message]:
@@ -228,13 +229,13 @@ class Store:
         start_seq, start_turn, after_block = 0, None, 0
         checkpoint = self._read(
             "SELECT c.messages, c.turn_id, c.block_seq, t.seq FROM checkpoints c"
-            " JOIN turns t ON t.id = c.turn_id WHERE c.session_id = ?"
+            " JOIN turns t ON t.id = c.turn_id WHERE c.session_id = ? AND t.rewound IS NULL"
             " ORDER BY c.id DESC LIMIT 1", (session_id,))
         if checkpoint:
             raw, start_turn, after_block, start_seq = checkpoint[0]
             msgs = messages_from_json(str(raw))
         for turn in self.turns(session_id):
-            if turn.seq < start_seq:
+            if turn.seq < start_seq or turn.rewound is not None:
                 continue
             resumed_here = turn.id == start_turn
             if turn.user_text and not resumed_here:

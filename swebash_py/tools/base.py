@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from swebash_py.checkpoints.model import Checkpointer
 from swebash_py.provider.base import ToolSpec
 
 
@@ -44,6 +45,8 @@ class ToolContext:
     env: dict[str, str] | None = None
     settings: Any = None
     grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
+    checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
+    jobs: Any = None  # background commands (tools.background.JobTable)
 
 
 @dataclass
@@ -64,6 +67,8 @@ class Preview:
     ``paths`` are resolved paths the call touches; ``outside`` is true when
     any of them is outside the workspace; ``sensitive`` when any is a
     secrets path; ``detail`` is the full command, the new file or the diff.
+    ``must_ask`` (a reason) makes the call ask whatever the mode or the allow
+    rules say (a fetch from a private address); only a deny rule beats it.
     """
 
     summary: str
@@ -76,6 +81,7 @@ class Preview:
     warnings: list[str] = field(default_factory=list)
     output: str | None = None  # a preview run's output (tail), for the changes question
     changes: str | None = None  # a preview run's changes (preview.summary)
+    must_ask: str | None = None
 
 
 class Tool(ABC, Generic[A]):

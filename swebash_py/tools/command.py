@@ -104,6 +104,9 @@ class RunCommandArgs(ToolArgs):
     escalate: bool | None = Field(None, description=(
         "Ask the user to run this command outside the sandbox: for commands about the "
         "host (its processes, ports, services, logs) or that failed for lack of access."))
+    background: bool = Field(False, description=(
+        "Start it in the background (servers, watchers, long builds) and return an id at "
+        "once; read its output with command_output and stop it with stop_command."))
 
 
 class RunCommand(Tool[RunCommandArgs]):
@@ -112,8 +115,9 @@ class RunCommand(Tool[RunCommandArgs]):
         "Run a shell command in the workspace and return its combined stdout and stderr, "
         "followed by a status line with the exit code and duration (a non-zero exit code is "
         "reported, not treated as an error). Long output keeps its beginning and end, with a "
-        "marker saying how much was cut. Background processes are killed when the command "
-        "finishes; do not start servers or interactive programs. Commands run in a sandbox: "
+        "marker saying how much was cut. Processes it leaves running are killed when the "
+        "command finishes: start servers and watchers with background=true instead. "
+        "Interactive programs cannot work (no terminal). Commands run in a sandbox: "
         "their own processes only (ps, ss, lsof, systemctl show a partial view: no host "
         "processes or ports), no network, secrets hidden, and usually a read-only filesystem. "
         "For the host's processes, ports, services or logs, or after a failure for lack of "
@@ -124,6 +128,8 @@ class RunCommand(Tool[RunCommandArgs]):
     def preview(self, args: RunCommandArgs, ctx: ToolContext) -> Preview:
         first = args.command.strip().splitlines()[0] if args.command.strip() else ""
         warnings = [] if args.timeout is None else [f"timeout {self.timeout(args, ctx):g} s"]
+        if args.background:
+            warnings = ["runs in the background until stopped or the session ends"]
         return Preview(summary=f"run_command {first}", detail=args.command,
                        detail_kind="command", paths=[real_workspace(ctx.workspace)],
                        sensitive=mentions_secret(args.command),
@@ -134,6 +140,10 @@ class RunCommand(Tool[RunCommandArgs]):
         return min(args.timeout or ctx.command_timeout, ctx.command_timeout)
 
     async def run(self, args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
+        if args.background:
+            from swebash_py.tools.jobs import start_background
+
+            return await start_background(args.command, ctx)
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
         policy = sandbox_policy(ctx)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from swebash_py.checkpoints.model import Checkpointer, FileChange, FileState, new_file_mode
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
@@ -85,9 +86,27 @@ def atomic_write(path: Path, text: str) -> None:
             os.close(dfd)
 
 
-async def _write(path: Path, text: str, shown: str) -> None:
+def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
+                       text: str) -> None:
+    """``atomic_write``, with the file's state before and after recorded first
+    (so even a crash between the two leaves what undo needs)."""
+    change_id = None
+    if checkpoints is not None:
+        before = FileState.of(path)
+        after = FileState(text.encode("utf-8", "surrogateescape"),
+                          before.mode if before.exists else new_file_mode())
+        change_id = checkpoints.record(FileChange(str(path), tool, before, after))
     try:
-        await asyncio.to_thread(atomic_write, path, text)
+        atomic_write(path, text)
+    except BaseException:
+        if checkpoints is not None and change_id is not None:
+            checkpoints.forget(change_id)
+        raise
+
+
+async def _write(ctx: ToolContext, tool: str, path: Path, text: str, shown: str) -> None:
+    try:
+        await asyncio.to_thread(checkpointed_write, ctx.checkpoints, tool, path, text)
     except OSError as exc:
         raise ToolFailed(f"could not write {shown}: {exc.strerror or exc}; "
                          "the file is unchanged") from exc
@@ -144,7 +163,7 @@ class WriteFile(Tool[WriteFileArgs]):
         shown = rp.shown(ws)
         _check_writable(rp, shown)
         old = await asyncio.to_thread(read_text, rp.path, shown)
-        await _write(rp.path, args.content, shown)
+        await _write(ctx, self.name, rp.path, args.content, shown)
         diff = unified_diff(old, args.content, shown)
         verb = "Created" if old is None else "Updated"
         return ToolResult(_summary(verb, shown, args.content, diff), display=diff,
@@ -224,7 +243,7 @@ class EditFile(Tool[EditFileArgs]):
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
         rp, shown, old, new = await asyncio.to_thread(self._plan, args, ctx)
-        await _write(rp.path, new, shown)
+        await _write(ctx, self.name, rp.path, new, shown)
         diff = unified_diff(old, new, shown)
         return ToolResult(_summary("Edited", shown, new, diff), display=diff,
                           metadata={"path": str(rp.path)})

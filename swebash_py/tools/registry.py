@@ -47,11 +47,15 @@ class ToolRegistry:
 
 
 def default_tools(settings: Settings) -> list[Tool[Any]]:
-    """All seven tools, configured from ``settings``."""
+    """All the built-in tools, configured from ``settings``."""
     from swebash_py.tools.command import RunCommand
     from swebash_py.tools.edit import EditFile, WriteFile
+    from swebash_py.tools.fetch import WebFetch
     from swebash_py.tools.files import ListDirectory, ReadFile, SearchFiles
+    from swebash_py.tools.find import FindFiles
+    from swebash_py.tools.jobs import CommandOutput, StopCommand
     from swebash_py.tools.web import WebSearch
 
-    return [ReadFile(), ListDirectory(), SearchFiles(), WriteFile(), EditFile(),
-            RunCommand(), WebSearch(settings.web_search)]
+    return [ReadFile(), ListDirectory(), SearchFiles(), FindFiles(), WriteFile(), EditFile(),
+            RunCommand(), CommandOutput(), StopCommand(), WebSearch(settings.web_search),
+            WebFetch()]

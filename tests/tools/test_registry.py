@@ -1,4 +1,4 @@
-"""The registry: all seven tools, their schemas, and "did you mean"."""
+"""The registry: the built-in tools, their schemas, and "did you mean"."""
 
 from __future__ import annotations
 
@@ -11,10 +11,14 @@ CONTRACT = {
     "read_file": ({"path"}, {"path", "offset", "limit"}, True),
     "list_directory": (set(), {"path"}, True),
     "search_files": ({"pattern"}, {"pattern", "path", "glob"}, True),
+    "find_files": ({"pattern"}, {"pattern", "path", "sort", "limit"}, True),
     "write_file": ({"path", "content"}, {"path", "content"}, False),
     "edit_file": ({"path", "old_text", "new_text"}, {"path", "old_text", "new_text"}, False),
-    "run_command": ({"command"}, {"command", "timeout", "escalate"}, False),
+    "run_command": ({"command"}, {"command", "timeout", "escalate", "background"}, False),
+    "command_output": ({"id"}, {"id", "wait"}, True),
+    "stop_command": ({"id"}, {"id"}, False),
     "web_search": ({"query"}, {"query", "max_results"}, True),
+    "web_fetch": ({"url"}, {"url"}, True),
 }
 
 
@@ -22,7 +26,7 @@ def registry() -> ToolRegistry:
     return ToolRegistry(default_tools(Settings.model_validate({})))
 
 
-def test_all_seven_tools_match_the_contract() -> None:
+def test_all_tools_match_the_contract() -> None:
     reg = registry()
     assert reg.names() == list(CONTRACT)
     for spec in reg.specs():
@@ -45,7 +49,7 @@ def test_closest_name(asked: str, expected: str | None) -> None:
 
 def test_lookup_and_duplicates() -> None:
     reg = registry()
-    assert reg.get("nope") is None and "read_file" in reg and len(reg) == 7
+    assert reg.get("nope") is None and "read_file" in reg and len(reg) == len(CONTRACT)
     tools = default_tools(Settings.model_validate({}))
     with pytest.raises(ValueError, match="duplicate"):
         ToolRegistry([tools[0], tools[0]])

@@ -14,6 +14,10 @@ _ASKS = {
     "edit_file": "yes, with a diff shown",
     "run_command": "yes, unless an allow rule (or the safe read-only list) covers every part",
     "web_search": "yes",
+    "web_fetch": "yes (a URL can carry data out); private addresses always ask",
+    "find_files": "no, inside the workspace; yes outside",
+    "command_output": "no",
+    "stop_command": "no",
 }
 
 

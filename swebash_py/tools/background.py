@@ -1,0 +1,243 @@
+"""Background commands: started by ``run_command(background=true)``, read with
+``command_output``, stopped with ``stop_command``, listed by ``/ps``.
+
+* Each command runs through the shell in its own process group (a new
+  session), stdin from /dev/null, stdout and stderr merged into one pipe that a
+  reader task drains all the time, so the command never blocks on a full pipe.
+* What it printed since the last read is kept in a ``Capture`` (first and last
+  N bytes, the middle only counted): memory stays bounded however much it
+  prints.
+* ``stop`` sends SIGTERM to the whole group, then SIGKILL after a grace period.
+* Everything stops when the table is closed (the session ends, ``ai`` exits:
+  ``close`` also runs at interpreter exit) and when ``ai`` dies: on Linux the
+  shell gets a parent-death signal (``PR_SET_PDEATHSIG``) on which it kills its
+  own process group.
+* The process is started by a ``Spawner`` (the seam for a sandbox).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from swebash_py.tools.proc import CHUNK, Capture, signal_group
+
+Spawner = Callable[[Sequence[str], str, Mapping[str, str]],
+                   Awaitable[asyncio.subprocess.Process]]
+DEATH_SIGNAL = signal.SIGUSR1
+# $1 is the command. The shell waits for it; told that ``ai`` died, it kills
+# its whole process group (itself included).
+WRAPPER = f'trap "kill -KILL 0" {DEATH_SIGNAL.name[3:]}; eval "$1" & wait $!'
+MAX_RUNNING = 10
+MAX_KEPT = 20
+GRACE = 3.0
+DRAIN = 0.5
+
+
+def _parent_death_hook() -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking the kernel to signal the child when we die (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(1, int(DEATH_SIGNAL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # we died before the hook ran
+            os.kill(os.getpid(), signal.SIGKILL)
+    return hook
+
+
+async def spawn_process(argv: Sequence[str], cwd: str,
+                        env: Mapping[str, str]) -> asyncio.subprocess.Process:
+    """The default spawner: a new session, output merged into one pipe."""
+    return await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True, limit=CHUNK, preexec_fn=_parent_death_hook())
+
+
+@dataclass
+class Job:
+    """One background command."""
+
+    id: str
+    command: str
+    proc: asyncio.subprocess.Process
+    head: int
+    tail: int
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    total: int = 0
+    stopped: bool = False
+    fresh: Capture = field(init=False)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.fresh = Capture(self.head, self.tail)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def running(self) -> bool:
+        return self.ended is None
+
+    def take(self) -> tuple[str, int]:
+        """The output since the last call, and how many bytes that was."""
+        text, size = self.fresh.text(), self.fresh.total
+        self.fresh = Capture(self.head, self.tail)
+        return text, size
+
+    def status(self) -> str:
+        took = f"{(self.ended or time.monotonic()) - self.started:.1f} s"
+        if self.running:
+            return f"running · pid {self.pid} · {took}"
+        code = self.proc.returncode
+        if self.stopped:
+            return f"stopped after {took}"
+        if code is not None and code < 0:
+            return f"killed by signal {-code} after {took}"
+        return f"exited with code {code} after {took}"
+
+
+class JobTable:
+    """The background commands of one session."""
+
+    def __init__(self, spawn: Spawner = spawn_process) -> None:
+        self._spawn = spawn
+        self._jobs: dict[str, Job] = {}
+        self._count = 0
+        atexit.register(self.close)
+
+    # -- starting and reading ------------------------------------------------
+
+    async def start(self, argv: Sequence[str], command: str, cwd: str,
+                    env: Mapping[str, str], head: int, tail: int) -> Job:
+        running = [j for j in self._jobs.values() if j.running]
+        if len(running) >= MAX_RUNNING:
+            raise RuntimeError(f"{MAX_RUNNING} background commands are already running; "
+                               "stop one first (stop_command)")
+        proc = await self._spawn(argv, cwd, env)
+        self._count += 1
+        job = Job(f"bg{self._count}", command, proc, head, tail)
+        job.tasks = [asyncio.create_task(self._pump(job)), asyncio.create_task(self._watch(job))]
+        self._jobs[job.id] = job
+        self._forget_old()
+        return job
+
+    def get(self, job_id: str) -> Job | None:
+        return self._jobs.get(job_id.strip())
+
+    def jobs(self) -> list[Job]:
+        return list(self._jobs.values())
+
+    async def wait_for_end(self, job: Job, seconds: float) -> None:
+        """Until the command ends, at most ``seconds`` (its output keeps being drained)."""
+        if seconds <= 0 or not job.running:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(job.tasks[1]), seconds)
+
+    async def _pump(self, job: Job) -> None:
+        stream = job.proc.stdout
+        assert stream is not None
+        while data := await stream.read(CHUNK):
+            job.fresh.add(data)
+            job.total += len(data)
+
+    async def _watch(self, job: Job) -> None:
+        """Notice the exit; drain the pipe briefly; kill what the command left behind."""
+        delay = 0.005
+        while job.proc.returncode is None:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(job.tasks[0]), DRAIN)
+        signal_group(job.pid, signal.SIGKILL)
+        job.ended = time.monotonic()
+
+    def _forget_old(self) -> None:
+        done = [j for j in self._jobs.values() if not j.running]
+        for job in done[:max(0, len(self._jobs) - MAX_KEPT)]:
+            del self._jobs[job.id]
+
+    # -- stopping ---------------------------------------------------------------
+
+    async def stop(self, job: Job) -> None:
+        """SIGTERM to the group, SIGKILL after ``GRACE`` seconds; waits for the end."""
+        if not job.running:
+            return
+        job.stopped = True
+        signal_group(job.pid, signal.SIGTERM)
+        deadline = time.monotonic() + GRACE
+        while _group_alive(job.pid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        signal_group(job.pid, signal.SIGKILL)
+        await asyncio.wait(job.tasks, timeout=GRACE + DRAIN + 1)
+
+    def close(self) -> None:
+        """Stop everything now (synchronous: session end, interpreter exit)."""
+        live = [j for j in self._jobs.values() if j.running or _group_alive(j.pid)]
+        for job in live:
+            job.stopped = True
+            signal_group(job.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 1.0
+        while any(_group_alive(j.pid) for j in live) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for job in live:
+            signal_group(job.pid, signal.SIGKILL)
+            for task in job.tasks:
+                with contextlib.suppress(RuntimeError):  # at exit the loop may be closed
+                    task.cancel()
+
+    def table(self) -> list[str]:
+        """One line per command, for /ps."""
+        return [f"{j.id:<5} {j.status():<40} {_short(j.command)}" for j in self._jobs.values()]
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _has_live_member(pgid)
+
+
+def _has_live_member(pgid: int) -> bool:
+    """killpg(0) also succeeds for a group of zombies; look for a live member."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _short(command: str) -> str:
+    line = " ".join(command.split())
+    return line if len(line) <= 60 else line[:59] + "…"

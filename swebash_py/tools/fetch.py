@@ -1,0 +1,238 @@
+"""web_fetch: one URL, as readable text, bounded in size, time and redirects.
+
+* http and https only; at most ``MAX_REDIRECTS`` redirects, each hop checked;
+* the body is read up to ``MAX_BYTES`` (the rest is not downloaded) within
+  ``TOTAL_TIMEOUT`` seconds; the text given to the model is cut to the
+  configured output size, beginning kept;
+* HTML becomes Markdown (``htmltext``); other text (JSON, XML, plain, CSV,
+  code) passes through; anything else (images, archives, PDFs, text with NUL
+  bytes) is refused;
+* the host is resolved once, when the call is previewed, and the request goes
+  to exactly those addresses (``netaddr``). A loopback or private address
+  always asks first, with a question that says so, even under ``yolo`` or an
+  allow rule; a redirect onto one is refused unless the user allowed the
+  first hop on the same grounds. No proxy from the environment is used: the
+  address policy must see where the connection really goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import partial
+
+import httpx
+from pydantic import Field
+
+from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.netaddr import Resolution, Resolver, resolve_host, system_resolver
+
+MAX_REDIRECTS = 5
+MAX_BYTES = 5 * 1024 * 1024
+HTML_CAP = 2 * 1024 * 1024  # HTML converted at most (about 1 s per MiB here)
+TOTAL_TIMEOUT = 30.0
+HOP_TIMEOUT = httpx.Timeout(10.0)
+USER_AGENT = "swebash-web-fetch/1 (+https://github.com/)"
+TEXT_TYPES = ("application/json", "application/xml", "application/javascript",
+              "application/x-javascript", "application/ecmascript", "application/yaml",
+              "application/x-yaml", "application/toml", "application/x-sh",
+              "application/sql", "application/graphql", "application/x-ndjson")
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+_PINNED_CAP = 64
+
+
+@dataclass
+class Fetched:
+    url: str
+    status: int
+    content_type: str
+    charset: str | None
+    body: bytes
+    total: int | None  # the announced length, when known
+    cut: bool
+
+
+class WebFetchArgs(ToolArgs):
+    url: str = Field(min_length=1, max_length=4000,
+                     description="The http(s) URL to fetch, e.g. https://docs.python.org/3/")
+
+
+def _host_port(url: httpx.URL) -> tuple[str, int]:
+    if url.scheme not in ("http", "https"):
+        raise ToolFailed(f"only http and https URLs can be fetched, not {url.scheme or 'this'}:")
+    if not url.host:
+        raise ToolFailed(f"{url} has no host")
+    return url.host, url.port or (443 if url.scheme == "https" else 80)
+
+
+def _parse(raw: str) -> httpx.URL:
+    try:
+        return httpx.URL(raw.strip())
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise ToolFailed(f"invalid URL {raw!r}: {exc}") from exc
+
+
+class WebFetch(Tool[WebFetchArgs]):
+    name = "web_fetch"
+    description = (
+        "Fetch a web page or other text resource by URL and return it as readable text "
+        "(HTML is converted to Markdown; JSON and other text pass through; binary content is "
+        f"refused). At most {MAX_BYTES // (1024 * 1024)} MiB is downloaded and the text is cut "
+        "to the output limit. Follows up to 5 redirects."
+    )
+    Args = WebFetchArgs
+    read_only = True
+
+    def __init__(self, resolver: Resolver = system_resolver,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self._resolver = resolver
+        self._transport = transport
+        self._pinned: OrderedDict[tuple[str, int], Resolution] = OrderedDict()
+
+    # -- the question -----------------------------------------------------------
+
+    def preview(self, args: WebFetchArgs, ctx: ToolContext) -> Preview:
+        url = _parse(args.url)
+        host, port = _host_port(url)
+        found = resolve_host(host, port, self._resolver)
+        self._pin((host, port), found)
+        preview = Preview(summary=f"web_fetch {url}", detail=str(url), detail_kind="text")
+        if found.private:
+            why = found.error or found.describe()
+            preview.warnings.append(f"{why}: the fetch would reach this machine or your "
+                                    "private network")
+            preview.must_ask = "the URL points at a loopback or private-network address"
+        return preview
+
+    def _pin(self, key: tuple[str, int], found: Resolution) -> None:
+        self._pinned[key] = found
+        self._pinned.move_to_end(key)
+        while len(self._pinned) > _PINNED_CAP:
+            self._pinned.popitem(last=False)
+
+    # -- the fetch ----------------------------------------------------------------
+
+    async def run(self, args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
+        url = _parse(args.url)
+        try:
+            async with asyncio.timeout(TOTAL_TIMEOUT):
+                fetched = await self._fetch(url)
+        except TimeoutError as exc:
+            raise ToolFailed(f"fetching {url} took more than {TOTAL_TIMEOUT:g} s") from exc
+        except httpx.HTTPError as exc:
+            raise ToolFailed(f"fetching {url} failed: {type(exc).__name__}: {exc}") from exc
+        text = await asyncio.to_thread(render, fetched)
+        limit = max(2_000, ctx.max_output_chars - 500)
+        if len(text) > limit:
+            text = (text[:limit] + f"\n[... cut: {len(text) - limit:,} more characters of "
+                    f"{len(text):,}]")
+        return ToolResult(text, is_error=fetched.status >= 400,
+                          metadata={"url": fetched.url, "status": fetched.status,
+                                    "content_type": fetched.content_type,
+                                    "bytes": len(fetched.body), "cut": fetched.cut})
+
+    async def _fetch(self, url: httpx.URL) -> Fetched:
+        private_ok: bool | None = None
+        async with httpx.AsyncClient(transport=self._transport, trust_env=False,
+                                     follow_redirects=False, timeout=HOP_TIMEOUT) as client:
+            for _hop in range(MAX_REDIRECTS + 1):
+                host, port = _host_port(url)
+                found = await self._resolution(host, port, first=private_ok is None)
+                if private_ok is None:
+                    private_ok = found.private
+                if found.private and not private_ok:
+                    raise ToolFailed(f"redirected to {url}, but {found.error or found.describe()}"
+                                     "; not followed (call web_fetch with that URL to be asked)")
+                if not found.addresses:
+                    raise ToolFailed(found.error or f"cannot resolve {host}")
+                response = await self._send(client, url, host, found.addresses[0])
+                location = response.headers.get("location")
+                if response.is_redirect and location:
+                    await response.aclose()
+                    url = url.join(location)
+                    continue
+                return await _read(response, str(url))
+        raise ToolFailed(f"too many redirects (more than {MAX_REDIRECTS}); last: {url}")
+
+    async def _resolution(self, host: str, port: int, *, first: bool) -> Resolution:
+        """The first hop uses the addresses the question was about; later hops resolve now.
+
+        Without a preview (no question was asked) a private address is refused."""
+        pinned = self._pinned.pop((host, port), None) if first else None
+        if pinned is not None:
+            return pinned
+        found = await asyncio.to_thread(partial(resolve_host, host, port, self._resolver))
+        if first and found.private:
+            raise ToolFailed(f"{found.error or found.describe()}; fetching it needs the "
+                             "user's approval first")
+        return found
+
+    @staticmethod
+    async def _send(client: httpx.AsyncClient, url: httpx.URL, host: str,
+                    address: str) -> httpx.Response:
+        default_port = 443 if url.scheme == "https" else 80
+        host_header = host if (url.port or default_port) == default_port else f"{host}:{url.port}"
+        extensions = {"sni_hostname": host} if url.scheme == "https" else {}
+        request = client.build_request(
+            "GET", url.copy_with(host=address),
+            headers={"Host": host_header, "User-Agent": USER_AGENT,
+                     "Accept": "text/html,application/xhtml+xml,text/*;q=0.9,*/*;q=0.5"},
+            extensions=extensions)
+        return await client.send(request, stream=True)
+
+
+async def _read(response: httpx.Response, url: str) -> Fetched:
+    """Read at most ``MAX_BYTES`` of the body; the rest is never downloaded."""
+    ctype = response.headers.get("content-type", "")
+    media = ctype.split(";", 1)[0].strip().lower()
+    charset = response.charset_encoding
+    announced = response.headers.get("content-length")
+    total = int(announced) if announced and announced.isdigit() else None
+    if media and not _is_text(media):
+        await response.aclose()
+        size = f", {total:,} bytes" if total is not None else ""
+        raise ToolFailed(f"{url} is {media}{size}: binary content is not fetched "
+                         "(only HTML and text)")
+    body = bytearray()
+    cut = False
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= MAX_BYTES:
+                del body[MAX_BYTES:]
+                cut = True
+                break
+    finally:
+        await response.aclose()
+    if b"\x00" in body[:8192]:
+        raise ToolFailed(f"{url} looks binary (it contains NUL bytes); not shown")
+    return Fetched(url, response.status_code, media, charset, bytes(body), total, cut)
+
+
+def _is_text(media: str) -> bool:
+    return (media.startswith("text/") or media in TEXT_TYPES
+            or media.endswith(("+json", "+xml")))
+
+
+def render(fetched: Fetched) -> str:
+    """The header lines, then the page as Markdown or the text as it is."""
+    if fetched.content_type in HTML_TYPES or (not fetched.content_type
+                                              and b"<html" in fetched.body[:4096].lower()):
+        from swebash_py.tools.htmltext import html_to_markdown
+
+        title, text = html_to_markdown(fetched.body[:HTML_CAP], fetched.charset)
+        if len(fetched.body) > HTML_CAP:
+            note = f"[only the first {HTML_CAP // (1024 * 1024)} MiB of the HTML converted]"
+            text = f"{note}\n\n{text}"
+    else:
+        title, text = "", fetched.body.decode(fetched.charset or "utf-8", "replace")
+    size = f"{len(fetched.body):,} bytes"
+    if fetched.cut:
+        whole = f" of {fetched.total:,}" if fetched.total else ""
+        size = f"first {len(fetched.body):,} bytes{whole} (the rest was not downloaded)"
+    lines = [f"URL: {fetched.url}",
+             f"Status: {fetched.status} · {fetched.content_type or 'unknown type'} · {size}"]
+    if title:
+        lines.append(f"Title: {title}")
+    return "\n".join(lines) + "\n\n" + (text.strip() or "(empty)")

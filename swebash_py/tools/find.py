@@ -1,0 +1,215 @@
+"""find_files: files whose path matches a glob, honouring .gitignore.
+
+The glob follows .gitignore syntax (``pathspec``): a pattern with a ``/`` is
+anchored to the searched directory (``src/**/*.py``), one without matches a
+name at any depth (``*.py``); ``**`` crosses directories. The ``.gitignore``
+files of the searched directory, its subdirectories and its ancestors up to the
+workspace are honoured (deeper files override shallower ones, ``!`` negation
+included). ``.git``, ``node_modules`` and ``.venv`` are skipped, and so is
+every secrets path (``.env*``, ``.ssh``, keys: ``workspace.is_sensitive``) and
+our own data: they are neither listed nor descended into. Symlinks are listed
+but not followed. At most ``limit`` paths are returned, newest first (or by
+path), with a count of what was left out; memory stays bounded by ``limit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import os
+import stat
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pathspec
+from pydantic import Field
+
+from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.search import ALWAYS_SKIP, shown_path
+from swebash_py.tools.workspace import (
+    is_inside,
+    is_protected,
+    is_sensitive,
+    real_workspace,
+    resolve,
+)
+
+DEFAULT_LIMIT = 200
+MAX_LIMIT = 1000
+
+
+@dataclass
+class _Ignores:
+    """The .gitignore specs that apply below a directory: (base, spec), shallowest first."""
+
+    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
+
+    def load(self, directory: str) -> _Ignores:
+        try:
+            with open(os.path.join(directory, ".gitignore"), encoding="utf-8",
+                      errors="replace") as f:
+                lines = f.read(1024 * 1024).splitlines()
+        except OSError:
+            return self
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        return _Ignores([*self.specs, (directory, spec)])
+
+    def ignored(self, full: str, is_dir: bool) -> bool:
+        verdict: bool | None = None
+        for base, spec in self.specs:
+            rel = os.path.relpath(full, base) + ("/" if is_dir else "")
+            include = spec.check_file(rel).include
+            if include is not None:
+                verdict = include
+        return bool(verdict)
+
+
+@dataclass
+class _Find:
+    root: Path
+    pattern: pathspec.PathSpec
+    limit: int
+    by_path: bool
+    stop: threading.Event
+    found: int = 0
+    best: list[_Key] = field(default_factory=list)  # a bounded heap
+
+    def run(self, ignores: _Ignores) -> None:
+        stack = [(str(self.root), ignores)]
+        while stack and not self.stop.is_set():
+            directory, ignores = stack.pop()
+            ignores = ignores.load(directory)
+            try:
+                with os.scandir(directory) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name in ALWAYS_SKIP or _secret(entry.path):
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if ignores.ignored(entry.path, is_dir):
+                    continue
+                if is_dir:
+                    stack.append((entry.path, ignores))
+                else:
+                    self._consider(entry)
+
+    def _consider(self, entry: os.DirEntry[str]) -> None:
+        rel = os.path.relpath(entry.path, self.root)
+        if not self.pattern.match_file(rel):
+            return
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            return
+        if stat.S_ISDIR(st.st_mode):
+            return
+        self.found += 1
+        # keep the ``limit`` best in a heap whose top is the worst of them
+        key: _Key = _Newer(st.st_mtime, rel) if not self.by_path else _Earlier(rel)
+        if len(self.best) < self.limit:
+            heapq.heappush(self.best, key)
+        elif self.best[0] < key:
+            heapq.heapreplace(self.best, key)
+
+    def ordered(self) -> list[str]:
+        return [key.rel for key in sorted(self.best, reverse=True)]
+
+
+@dataclass(frozen=True)
+class _Newer:
+    """Orders by modification time (ties: path); greater is better."""
+
+    mtime: float
+    rel: str
+
+    def __lt__(self, other: _Key) -> bool:
+        assert isinstance(other, _Newer)
+        return (self.mtime, other.rel) < (other.mtime, self.rel)
+
+
+@dataclass(frozen=True)
+class _Earlier:
+    """Orders by path; greater is better (earlier in the sort)."""
+
+    rel: str
+
+    def __lt__(self, other: _Key) -> bool:
+        return self.rel > other.rel
+
+
+_Key = _Newer | _Earlier
+
+
+def _secret(path: str) -> bool:
+    p = Path(path)
+    return is_sensitive(p) or is_protected(p)
+
+
+class FindFilesArgs(ToolArgs):
+    pattern: str = Field(min_length=1, description=(
+        "Glob to match file paths, .gitignore-style: `**/*.py`, `src/**/test_*.ts`, "
+        "`*.md` (no `/`: matches the name at any depth)."))
+    path: str = Field(".", description="Directory to search, relative to the workspace.")
+    sort: Literal["mtime", "path"] = Field(
+        "mtime", description="`mtime`: most recently modified first (default); `path`: by path.")
+    limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT,
+                       description=f"At most this many paths (default {DEFAULT_LIMIT}).")
+
+
+class FindFiles(Tool[FindFilesArgs]):
+    name = "find_files"
+    description = (
+        "Find files by name with a glob (e.g. `**/*.py`), honouring .gitignore and skipping "
+        ".git, node_modules, .venv and secrets files. Returns paths relative to the workspace, "
+        "most recently modified first (or sorted by path), with a count of any left out."
+    )
+    Args = FindFilesArgs
+    read_only = True
+
+    def preview(self, args: FindFilesArgs, ctx: ToolContext) -> Preview:
+        ws = real_workspace(ctx.workspace)
+        rp = resolve(args.path, ws)
+        return Preview(summary=f"find_files {args.pattern} in {rp.shown(ws)}", paths=[rp.path],
+                       outside=rp.outside, sensitive=rp.sensitive, protected=rp.protected,
+                       detail=args.pattern)
+
+    async def run(self, args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
+        ws = real_workspace(ctx.workspace)
+        rp = resolve(args.path, ws)
+        shown = rp.shown(ws)
+        if rp.sensitive or rp.protected:
+            raise ToolFailed(f"{shown} is a secrets path (or swebash's own data); "
+                             "find_files does not look there")
+        if not rp.path.is_dir():
+            raise ToolFailed(f"{shown}: no such directory")
+        try:
+            spec = pathspec.PathSpec.from_lines("gitignore", [args.pattern])
+        except (ValueError, TypeError) as exc:
+            raise ToolFailed(f"invalid glob {args.pattern!r}: {exc}") from exc
+        job = _Find(rp.path, spec, args.limit, args.sort == "path", threading.Event())
+        ignores = _Ignores()
+        for ancestor in reversed(rp.path.parents):
+            if is_inside(ancestor, ws):
+                ignores = ignores.load(str(ancestor))
+        try:
+            await asyncio.to_thread(job.run, ignores)
+        finally:
+            job.stop.set()
+        return _result(job, args, rp.path, ws, shown)
+
+
+def _result(job: _Find, args: FindFilesArgs, root: Path, ws: Path, shown: str) -> ToolResult:
+    meta = {"found": job.found, "shown": min(job.found, args.limit)}
+    if not job.found:
+        return ToolResult(f"No files match {args.pattern!r} in {shown}.", metadata=meta)
+    lines = [shown_path(root / rel, ws) for rel in job.ordered()]
+    order = "newest first" if args.sort == "mtime" else "by path"
+    head = f"{job.found} file{'s' if job.found != 1 else ''} match {args.pattern!r} ({order})"
+    if job.found > args.limit:
+        lines.append(f"[... {job.found - args.limit} more not shown; narrow the pattern or "
+                     "path, or raise limit]")
+    return ToolResult("\n".join([head + ":", *lines]), metadata=meta)

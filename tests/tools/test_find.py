@@ -1,0 +1,91 @@
+"""find_files: glob by name, .gitignore honoured, secrets never listed, bounded."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.tools.find import FindFiles
+from tests.tools.conftest import call
+
+
+def tree(root: Path, names: list[str]) -> None:
+    for i, name in enumerate(names):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(name)
+        os.utime(path, (1_000_000 + i, 1_000_000 + i))  # later in the list = newer
+
+
+def listed(output: str) -> list[str]:
+    return [line for line in output.splitlines()[1:] if not line.startswith("[")]
+
+
+async def test_glob_across_directories_newest_first(workspace: Path, ctx: ToolContext) -> None:
+    tree(workspace, ["a.py", "src/b.py", "src/deep/c.py", "src/d.txt", "README.md"])
+    result = await call(FindFiles(), ctx, pattern="**/*.py")
+    assert listed(result.output) == ["src/deep/c.py", "src/b.py", "a.py"]
+    assert result.output.startswith("3 files match '**/*.py' (newest first)")
+    by_path = await call(FindFiles(), ctx, pattern="*.py", sort="path")
+    assert listed(by_path.output) == ["a.py", "src/b.py", "src/deep/c.py"]
+    anchored = await call(FindFiles(), ctx, pattern="src/*.py")
+    assert listed(anchored.output) == ["src/b.py"]
+    under = await call(FindFiles(), ctx, pattern="*.py", path="src/deep")
+    assert listed(under.output) == ["src/deep/c.py"]
+
+
+async def test_gitignore_is_honoured_nested_and_negated(workspace: Path,
+                                                        ctx: ToolContext) -> None:
+    tree(workspace, ["keep.py", "build/out.py", "gen/x.py", "pkg/skip.py", "pkg/ok.py",
+                     "pkg/vip.log", "pkg/other.log", ".git/hooks.py", "node_modules/m.py"])
+    (workspace / ".gitignore").write_text("build/\n*.log\ngen\n")
+    (workspace / "pkg" / ".gitignore").write_text("skip.py\n!vip.log\n")
+    result = await call(FindFiles(), ctx, pattern="*", sort="path")
+    assert listed(result.output) == [".gitignore", "keep.py", "pkg/.gitignore", "pkg/ok.py",
+                                     "pkg/vip.log"]
+    # the ignore file of an ancestor applies when searching a subdirectory
+    sub = await call(FindFiles(), ctx, pattern="*.log", path="pkg")
+    assert listed(sub.output) == ["pkg/vip.log"]
+
+
+async def test_without_gitignore_the_same_files_are_found(workspace: Path,
+                                                          ctx: ToolContext) -> None:
+    """The twin of the test above: the files are there; only the rules hide them."""
+    tree(workspace, ["keep.py", "build/out.py", "gen/x.py", "pkg/skip.py"])
+    result = await call(FindFiles(), ctx, pattern="*.py", sort="path")
+    assert listed(result.output) == ["build/out.py", "gen/x.py", "keep.py", "pkg/skip.py"]
+
+
+async def test_secrets_are_never_listed(workspace: Path, ctx: ToolContext) -> None:
+    tree(workspace, [".env", ".env.local", ".env.example", "config/.env.prod", ".ssh/id_rsa",
+                     "certs/server.pem", "app.py"])
+    result = await call(FindFiles(), ctx, pattern="*", sort="path")
+    assert listed(result.output) == [".env.example", "app.py"]
+    with pytest.raises(ToolFailed, match="secrets path"):
+        await call(FindFiles(), ctx, pattern="*", path=".ssh")
+
+
+async def test_bounded_with_a_count_of_what_was_left_out(workspace: Path,
+                                                         ctx: ToolContext) -> None:
+    tree(workspace, [f"f{i:03}.txt" for i in range(30)])
+    result = await call(FindFiles(), ctx, pattern="*.txt", limit=5)
+    assert listed(result.output) == ["f029.txt", "f028.txt", "f027.txt", "f026.txt", "f025.txt"]
+    assert "[... 25 more not shown" in result.output
+    by_path = await call(FindFiles(), ctx, pattern="*.txt", limit=3, sort="path")
+    assert listed(by_path.output) == ["f000.txt", "f001.txt", "f002.txt"]
+
+
+async def test_no_match_and_missing_directory(workspace: Path, ctx: ToolContext) -> None:
+    assert "No files match" in (await call(FindFiles(), ctx, pattern="*.rs")).output
+    with pytest.raises(ToolFailed, match="no such directory"):
+        await call(FindFiles(), ctx, pattern="*", path="nowhere")
+
+
+def test_outside_the_workspace_is_flagged(workspace: Path, ctx: ToolContext) -> None:
+    tool = FindFiles()
+    assert tool.preview(tool.Args.model_validate({"pattern": "*", "path": "/etc"}),
+                        ctx).outside
+    assert not tool.preview(tool.Args.model_validate({"pattern": "*"}), ctx).outside
