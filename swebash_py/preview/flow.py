@@ -58,14 +58,15 @@ async def previewed_call(pending: PendingCall, verdict: Verdict, approver: Appro
     found, result = await pending.tool.run_preview(pending.args, context, max_mb)  # type: ignore[attr-defined]
     preview: Preview = found
     try:
-        return await _settle(pending, verdict, approver, preview, result, emit, journal)
+        return await _settle(pending, verdict, approver, preview, result, emit, journal,
+                             context)
     finally:
         preview.discard()
 
 
 async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, preview: Preview,
-                  result: ToolResult, emit: Emit,
-                  journal: Callable[[], Any] | None) -> Previewed:
+                  result: ToolResult, emit: Emit, journal: Callable[[], Any] | None,
+                  context: ToolContext) -> Previewed:
     call = pending.call
     if preview.over_bound:
         emit(PreviewEvent(call.id, call.name, "over-bound", [], bound_message(preview.max_mb)))
@@ -83,7 +84,7 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
     emit(PreviewEvent(call.id, call.name, decided, as_json(preview.changes), summary))
     if decided == "discarded":
         return Previewed(answered, _discarded(answered.reason, result), decided)
-    record = journal() if journal is not None else None
+    record = journal() if journal is not None else _store_journal(context)
     report = preview.apply(record)
     text = f"{result.output}\n[changes applied: {counts_line(preview.changes)}]"
     if report.conflicts:
@@ -94,7 +95,19 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
         "conflicts": [str(c.path) for c, _ in report.conflicts]})
     if record is not None and hasattr(record, "commit"):
         record.commit(pending.call.name)
+        if note := record.note():
+            applied.output += f"\n{note}"
     return Previewed(answered, applied, decided)
+
+
+def _store_journal(context: ToolContext) -> Any:
+    """The turn's checkpoints, when the session keeps them (``/undo``)."""
+    checkpoints = context.checkpoints
+    if checkpoints is None:
+        return None
+    from swebash_py.preview.checkpoint import StoreJournal
+
+    return StoreJournal(checkpoints)
 
 
 def _discarded(reason: str, result: ToolResult) -> ToolResult:

@@ -118,3 +118,39 @@ def test_json_has_the_change_list(fake_provider: FakeProvider, workspace: Path) 
     assert preview["outcome"] == "discarded"
     assert {(Path(c["path"]).name, c["action"]) for c in preview["changes"]} == {
         ("made.txt", "create"), ("kept.txt", "modify"), ("gone.txt", "delete")}
+
+
+def test_ai_undo_takes_back_an_applied_preview(fake_provider: FakeProvider, spawn_ai: Any,
+                                               workspace: Path) -> None:
+    """Applied changes are checkpointed like edits: ``ai undo`` reverts them."""
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="all done"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect("Allow these changes")
+    child.sendline("y")
+    child.expect("all done")
+    assert finish(child) == 0
+    assert (workspace / "made.txt").exists() and not (workspace / "gone.txt").exists()
+    done = run_ai("undo", "--yes", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert not (workspace / "made.txt").exists()
+    assert (workspace / "kept.txt").read_text() == "kept\n"
+    assert (workspace / "gone.txt").read_text() == "gone\n"
+
+
+def test_without_checkpoints_undo_has_nothing(fake_provider: FakeProvider, spawn_ai: Any,
+                                              workspace: Path) -> None:
+    """Twin: a command approved the ordinary way (no preview) is not recorded."""
+    seed(workspace)
+    config = workspace.parent / "config.toml"
+    config.write_text("[sandbox]\npreview = false\n")
+    fake_provider.queue(command_reply(COMMAND), Reply(text="all done"))
+    child = spawn_ai(*model_args(fake_provider), "go", env={"SWEBASH_CONFIG": str(config)})
+    child.expect("Allow")
+    child.sendline("y")
+    child.expect("all done")
+    assert finish(child) == 0
+    assert (workspace / "made.txt").exists()
+    done = run_ai("undo", "--yes", cwd=workspace, env={"SWEBASH_CONFIG": str(config)})
+    assert (workspace / "made.txt").exists()
+    assert "nothing to undo" in done.stdout
