@@ -154,3 +154,55 @@ def test_without_checkpoints_undo_has_nothing(fake_provider: FakeProvider, spawn
     done = run_ai("undo", "--yes", cwd=workspace, env={"SWEBASH_CONFIG": str(config)})
     assert (workspace / "made.txt").exists()
     assert "nothing to undo" in done.stdout
+
+
+def test_always_applies_and_later_runs_skip_the_preview(fake_provider: FakeProvider,
+                                                        spawn_ai: Any, workspace: Path) -> None:
+    call = command_reply("mkdir -p out/a")
+    fake_provider.queue(call, Reply(text="first done"), call, Reply(text="second done"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect(r"\[a\]lways remembers: run_command\(mkdir -p out/a\)")
+    child.expect("Allow these changes")
+    child.sendline("a")
+    child.expect("first done")
+    assert finish(child) == 0
+    assert (workspace / "out" / "a").is_dir()
+    # the remembered rule allows it: no preview, no question, even with no terminal
+    again = run_ai("--json", *model_args(fake_provider), "go", cwd=workspace)
+    assert again.returncode == 0, again.stderr
+    events = [json.loads(line) for line in again.stdout.splitlines() if line.strip()]
+    assert [(e["decision"], e["by"]) for e in events if e["type"] == "approval"] == \
+        [("allow", "rule")]
+    assert not [e for e in events if e["type"] == "preview"]
+
+
+def test_strict_asks_before_the_run_and_then_about_the_changes(
+        fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="all done"))
+    child = spawn_ai("--approval", "strict", *model_args(fake_provider), "go")
+    child.expect("wants to run")
+    child.expect(r"Allow\? ")
+    assert not (workspace / "made.txt").exists()
+    child.sendline("y")
+    child.expect("ran as a preview")  # the preview follows the question
+    child.expect("Allow these changes")
+    assert not (workspace / "made.txt").exists()
+    child.sendline("y")
+    child.expect("all done")
+    assert finish(child) == 0
+    assert (workspace / "made.txt").read_text() == "new\n"
+
+
+def test_an_instruction_discards_and_reaches_the_model(fake_provider: FakeProvider,
+                                                       spawn_ai: Any, workspace: Path) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="will do"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect("Allow these changes")
+    child.sendline("keep gone.txt please")
+    child.expect("will do")
+    assert finish(child) == 0
+    assert (workspace / "gone.txt").exists() and not (workspace / "made.txt").exists()
+    sent, _ = last_result(fake_provider)
+    assert "changes discarded" in sent and "keep gone.txt please" in sent
