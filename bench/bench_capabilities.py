@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_command import reset_peak, status_kib
 from swebash_py.checkpoints.flow import last_turn, take_back
 from swebash_py.engine.messages import TextBlock
-from swebash_py.session_wiring import StoreRecorder
 from swebash_py.store import Store
+from swebash_py.store.recorder import StoreRecorder
 from swebash_py.tools.background import JobTable
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand

@@ -1,40 +1,60 @@
-"""Streaming-markdown render speed: file vs pty, 80k vs 20k chars, vs a naive re-render.
+"""Streaming-markdown render speed: the whole `ai` process, plain vs rendered, two answers.
 
-    .venv/bin/python bench/bench_render.py
+    .venv/bin/python bench/bench_render.py [--runs 3] [--profile DIR]
 
-An answer generated deterministically (headings, paragraphs, lists, code fences,
-tables) is fed in 4-character BlockDelta events through the terminal Renderer
-writing (a) to a file-backed Console with force_terminal=True and (b) into a
-real pseudo-terminal whose master side a thread drains. The naive baseline
-re-renders the whole Markdown so far on every chunk (what a Live(Markdown(text))
-does); it is measured on evenly spaced samples and summed over all chunks.
+Two deterministic answers, 20k and 80k characters, served in 4-character chunks
+by the loopback provider (``tests/fakeprovider.py``): the *generated* one
+(headings, paragraphs, lists, fences, tables) and a *code-heavy* one with a code
+fence every few lines. For each, the installed ``ai`` runs as a whole process
+(a) with stdout redirected to a file (plain output) and (b) in a pseudo-terminal
+whose master side is drained (rendered Markdown, live tail). Printed: medians,
+rendered/plain ratios (goal <= 1.5x), 20k -> 80k growth (goal <= 4.5x), and the
+time of one whole ``rich`` render of the same text (the floor is about the
+plain run plus one render). ``--profile DIR`` also writes a cProfile of one
+rendered 80k run per answer. The in-process section feeds the Renderer directly
+(no provider, no start-up) and estimates the naive re-render-per-chunk cost.
 """
 
 from __future__ import annotations
 
+import argparse
+import fcntl
+import json
 import os
+import pty
 import random
+import select
+import statistics
+import struct
+import subprocess
 import sys
+import tempfile
+import termios
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from rich.console import Console
-from rich.markdown import Markdown
+from rich.console import Console  # noqa: E402
+from rich.markdown import Markdown  # noqa: E402
 
-from swebash_py.events import BlockDelta, BlockStart, BlockStop, TurnComplete
-from swebash_py.render.console import Renderer
+from swebash_py.events import BlockDelta, BlockStart, BlockStop, TurnComplete  # noqa: E402
+from swebash_py.render.console import Renderer  # noqa: E402
 
+AI = str(Path(sys.executable).parent / "ai")
 WIDTH, HEIGHT, CHUNK = 100, 40, 4
+SIZES = (20_000, 80_000)
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while",
          "parsing", "streamed", "tokens", "render", "markdown", "blocks", "function",
          "return", "value", "error", "config", "terminal"]
 
 
 def answer(size: int, seed: int = 7) -> str:
+    """The generated answer: a random mix of headings, paragraphs, lists, fences, tables."""
     rng = random.Random(seed)
 
     def sentence() -> str:
@@ -67,6 +87,156 @@ def answer(size: int, seed: int = 7) -> str:
     return "\n\n".join(parts)[:size].rstrip() + "\n"
 
 
+def code_heavy(size: int) -> str:
+    """A code fence every few lines, between headings, short paragraphs and lists."""
+    langs = [("python", "print(value_{n})"), ("sh", "grep -n 'error {n}' build.log | head"),
+             ("json", '{{"step": {n}, "ok": true}}'), ("rust", "let x{n} = f({n})?;")]
+    parts: list[str] = []
+    total, n = 0, 0
+    while total < size:
+        lang, line = langs[n % len(langs)]
+        part = (f"## Step {n}\n\nRun the check, then read **line {n}** of the `log`.\n\n"
+                f"```{lang}\n{line.format(n=n)}\n```\n\n"
+                f"- first point {n}\n- second point {n}\n\n")
+        parts.append(part)
+        total += len(part)
+        n += 1
+    return "".join(parts)[:size].rstrip() + "\n"
+
+
+ANSWERS: dict[str, Callable[[int], str]] = {"generated": answer, "code-heavy": code_heavy}
+
+
+# ---------------------------------------------------------------- whole process
+
+
+def start_server(text: str, tmp: Path) -> tuple[subprocess.Popen[str], str]:
+    script = tmp / "script.json"
+    script.write_text(json.dumps({"replies": [{"text": text, "chunk_size": CHUNK}],
+                                  "repeat_last": True}))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fakeprovider.py"),
+                             "--port", "0", "--script", str(script)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("READY "):
+        raise SystemExit(f"fake provider did not start: {line!r}")
+    return proc, line.split()[1]
+
+
+def ai_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update({"SWEBASH_HOME": str(home), "SWEBASH_CONFIG": str(home / "config.toml"),
+                "NO_PROXY": "127.0.0.1", "TERM": "xterm-256color",
+                "COLUMNS": str(WIDTH), "LINES": str(HEIGHT)})
+    return env
+
+
+Run = tuple[float, float]  # (wall seconds, CPU seconds of the process: user + system)
+
+
+def _reap(proc: subprocess.Popen[bytes], start: float, what: str) -> Run:
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"ai exited {proc.returncode} ({what})")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def plain_run(argv: list[str], env: dict[str, str], out: Path) -> Run:
+    """The whole process with stdout redirected to a file."""
+    start = time.perf_counter()
+    with out.open("w") as sink:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
+                                stderr=subprocess.DEVNULL, env=env)
+        return _reap(proc, start, "plain")
+
+
+def pty_run(argv: list[str], env: dict[str, str]) -> Run:
+    """The whole process in a pseudo-terminal whose master side is drained."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", HEIGHT, WIDTH, 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
+                            start_new_session=True)
+    os.close(slave)
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    if not os.read(master, 1 << 16):
+                        break
+                except OSError:  # EIO: every slave end closed
+                    break
+    finally:
+        run = _reap(proc, start, "pty")
+        os.close(master)
+    return run
+
+
+def rich_render(text: str) -> float:
+    """Seconds for one whole ``rich`` render of ``text`` (the floor above the plain run)."""
+    with open(os.devnull, "w") as sink:
+        console = Console(file=sink, width=WIDTH, force_terminal=True, color_system="truecolor")
+        start = time.perf_counter()
+        console.print(Markdown(text))
+        return time.perf_counter() - start
+
+
+def whole_process(runs: int, profile: Path | None, ai: str = AI) -> None:
+    print(f"whole `ai` process, loopback provider, {CHUNK}-char chunks, median of {runs} "
+          "(wall s, and CPU s of the process: steadier on a busy machine):")
+    print(f"{'answer':<11} {'chars':>6} {'plain s':>8} {'pty s':>7} {'pty/plain':>9} "
+          f"{'cpu plain':>9} {'cpu pty':>8} {'cpu ratio':>9} {'rich 1x s':>9} "
+          f"{'pty/(plain+rich)':>16}")
+    results: dict[tuple[str, int], tuple[Run, Run]] = {}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        env = ai_env(tmp)
+        for kind, make in ANSWERS.items():
+            for size in SIZES:
+                text = make(size)
+                server, url = start_server(text, tmp)
+                argv = [ai, "-m", "openai/x", "--api-base", url, "write it"]
+                try:
+                    plain_run(argv, env, tmp / "out.txt")  # warm-up
+                    pty_run(argv, env)
+                    plains, ptys = [], []
+                    for _ in range(runs):  # alternate so both see the same load
+                        plains.append(plain_run(argv, env, tmp / "out.txt"))
+                        ptys.append(pty_run(argv, env))
+                    if profile is not None and size == SIZES[-1]:
+                        dump = profile / f"pty-{kind}-{size}.prof"
+                        pty_run([sys.executable, "-m", "cProfile", "-o", str(dump), ai,
+                                 *argv[1:]], env)
+                finally:
+                    server.terminate()
+                    server.wait(10)
+                if (tmp / "out.txt").read_text() != text:
+                    raise SystemExit(f"plain output of {kind} {size} differs from the answer")
+                plain, rendered = _median(plains), _median(ptys)
+                once = min(rich_render(text) for _ in range(2))
+                results[kind, size] = plain, rendered
+                print(f"{kind:<11} {size:>6} {plain[0]:>8.3f} {rendered[0]:>7.3f} "
+                      f"{rendered[0] / plain[0]:>8.2f}x {plain[1]:>9.3f} {rendered[1]:>8.3f} "
+                      f"{rendered[1] / plain[1]:>8.2f}x {once:>9.3f} "
+                      f"{rendered[0] / (plain[0] + once):>15.2f}x")
+    for kind in ANSWERS:
+        (p20, r20), (p80, r80) = results[kind, SIZES[0]], results[kind, SIZES[1]]
+        print(f"{kind:<11} 80k pty/plain: wall {r80[0] / p80[0]:.2f}x, cpu {r80[1] / p80[1]:.2f}x "
+              f"(goal <= 1.5x); 20k -> 80k growth (wall): plain {p80[0] / p20[0]:.2f}x, "
+              f"pty {r80[0] / r20[0]:.2f}x (goal <= 4.5x)")
+
+
+def _median(runs: list[Run]) -> Run:
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+# ---------------------------------------------------------------- in process
+
+
 def feed(console: Console, text: str) -> float:
     renderer = Renderer(console)
     events = [BlockDelta(index=0, kind="text", text=text[i:i + CHUNK])
@@ -81,24 +251,16 @@ def feed(console: Console, text: str) -> float:
     return time.perf_counter() - start
 
 
-def to_file(text: str, path: Path) -> float:
-    with path.open("w", encoding="utf-8") as out:
-        return feed(_console(out), text)
-
-
 def to_pty(text: str) -> float:
     master, slave = os.openpty()
-    drained = [0]
 
     def drain() -> None:
         while True:
             try:
-                data = os.read(master, 65536)
+                if not os.read(master, 65536):
+                    return
             except OSError:
                 return
-            if not data:
-                return
-            drained[0] += len(data)
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
@@ -116,40 +278,45 @@ def _console(out: TextIO) -> Console:
 
 def naive(text: str, samples: int = 40) -> float:
     """Seconds to re-render Markdown(text so far) once per chunk, estimated from samples."""
-    console = Console(file=open(os.devnull, "w"), width=WIDTH, force_terminal=True,  # noqa: SIM115
-                      color_system="truecolor")
-    chunks = range(CHUNK, len(text) + CHUNK, CHUNK)
-    picks = [chunks[i * (len(chunks) - 1) // (samples - 1)] for i in range(samples)]
-    total = 0.0
-    for end in picks:
-        start = time.perf_counter()
-        console.print(Markdown(text[:end]))
-        total += time.perf_counter() - start
+    with open(os.devnull, "w") as sink:
+        console = Console(file=sink, width=WIDTH, force_terminal=True, color_system="truecolor")
+        chunks = range(CHUNK, len(text) + CHUNK, CHUNK)
+        picks = [chunks[i * (len(chunks) - 1) // (samples - 1)] for i in range(samples)]
+        total = 0.0
+        for end in picks:
+            start = time.perf_counter()
+            console.print(Markdown(text[:end]))
+            total += time.perf_counter() - start
     return total / samples * len(chunks)
 
 
-def main() -> None:
-    big, small = answer(80_000), answer(20_000)
-    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / "bench_render.out"
-    to_file(small, tmp)  # warm-up (imports, pygments lexers)
-    results = {}
-    for name, text in (("80k", big), ("20k", small)):
-        results[f"file {name}"] = min(to_file(text, tmp) for _ in range(2))
-        results[f"pty {name}"] = min(to_pty(text) for _ in range(2))
-    for key, seconds in results.items():
-        chunks = len(big if "80k" in key else small) // CHUNK
-        print(f"{key:10s} {seconds:7.3f} s  ({chunks} chunks)")
-    print(f"pty/file 80k: {results['pty 80k'] / results['file 80k']:.2f}x (goal <= 1.5x)")
-    print(f"pty/file 20k: {results['pty 20k'] / results['file 20k']:.2f}x")
-    print(f"80k/20k file: {results['file 80k'] / results['file 20k']:.2f}x (goal <= 4.5x)")
-    print(f"80k/20k pty:  {results['pty 80k'] / results['pty 20k']:.2f}x (goal <= 4.5x)")
+def in_process() -> None:
+    print("in process (Renderer fed directly, into a pty), best of 2:")
+    for kind, make in ANSWERS.items():
+        small, big = make(SIZES[0]), make(SIZES[1])
+        to_pty(small)  # warm-up (imports, lexers)
+        t20, t80 = (min(to_pty(text) for _ in range(2)) for text in (small, big))
+        print(f"{kind:<11} 20k {t20:.3f} s, 80k {t80:.3f} s, growth {t80 / t20:.2f}x; "
+              f"one rich render of 80k {rich_render(big):.3f} s")
     fence = "```python\n" + "".join(f"x{i} = {i}\n" for i in range(8000))
-    f80, f20 = (to_file(fence[:n] + "```\n", tmp) for n in (80_000, 20_000))
+    f20, f80 = (to_pty(fence[:n] + "```\n") for n in SIZES)
     print(f"one code fence 80k/20k: {f80:.3f} s / {f20:.3f} s = {f80 / f20:.2f}x")
-    naive_small = naive(small)
-    print(f"naive re-render per chunk, 20k (estimated): {naive_small:.1f} s "
-          f"= {naive_small / results['file 20k']:.0f}x ours")
-    tmp.unlink(missing_ok=True)
+    estimate = naive(answer(SIZES[0]))
+    print(f"naive re-render per chunk, generated 20k (estimated): {estimate:.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--profile", type=Path, help="write cProfile dumps of rendered runs here")
+    parser.add_argument("--skip-in-process", action="store_true")
+    parser.add_argument("--ai", default=AI, help="the `ai` to run (e.g. an older build)")
+    args = parser.parse_args()
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    whole_process(args.runs, args.profile, args.ai)
+    if not args.skip_in_process:
+        in_process()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the project needs (locked, hash-checked) into .venv, then
-# run the whole suite: lint (ruff), types (mypy) and the tests (pytest, which
+# run the whole suite: lint (ruff), types (mypy) and the tests (pytest -n auto, which
 # also drives the installed `ai` in a pseudo-terminal). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +16,4 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
-exec .venv/bin/pytest -q -p no:cacheprovider "$@"
+exec .venv/bin/pytest -q -p no:cacheprovider -n auto "$@"

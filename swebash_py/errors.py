@@ -7,7 +7,8 @@ The CLI catches the base class and prints one line (a traceback only with
 
     SwebashError
      ├── ConfigError              bad file, key, type or value
-     ├── ToolLoopLimit            the model kept calling tools past max_iterations
+     ├── UsageError               a wrong command line (exit code 2)
+     │    └── AmbiguousSession    a session id prefix matching several (store/)
      └── ProviderError            anything between us and the model
           ├── MissingApiKey        no key for the chosen provider
           ├── AuthenticationFailed 401 / 403
@@ -37,10 +38,6 @@ class UsageError(SwebashError):
     """The command line itself is wrong (exit code 2)."""
 
     exit_code = 2
-
-
-class ToolLoopLimit(SwebashError):
-    """The model asked for tools more than ``max_iterations`` times in one turn."""
 
 
 class ProviderError(SwebashError):

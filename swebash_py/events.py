@@ -175,6 +175,10 @@ class ToolProgress(Event):
     output: str = ""
 
 
+# Who decided about a tool call: the one definition (approvals use it too).
+DecidedBy = Literal["mode", "rule", "user", "hook", "no-terminal"]
+
+
 @dataclass(frozen=True)
 class ApprovalEvent(Event):
     """What was decided about a tool call, and by whom."""
@@ -183,7 +187,7 @@ class ApprovalEvent(Event):
     call_id: str
     tool: str
     decision: Literal["allow", "deny"]
-    by: Literal["mode", "rule", "user", "hook", "no-terminal"]
+    by: DecidedBy
     reason: str = ""
 
 

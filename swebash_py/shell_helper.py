@@ -23,6 +23,7 @@ _FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.DOTALL)
 
 
 def user_shell() -> str:
+    """The user's own shell (for `!cmd`, `-s` and `? task`): ``$SHELL``, else sh."""
     return os.environ.get("SHELL") or "/bin/sh"
 
 

@@ -360,6 +360,17 @@ class _Handler(BaseHTTPRequestHandler):
             timer.cancel()
 
 
+def _shut_down_now(server: ThreadingHTTPServer) -> None:
+    """``shutdown()`` without waiting out the serve loop's poll interval: once
+    it has asked the loop to stop, a connection wakes the loop to see that."""
+    stopper = threading.Thread(target=server.shutdown)
+    stopper.start()
+    while stopper.is_alive():  # the server listens on 127.0.0.1
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", server.server_port), timeout=1).close()
+        stopper.join(0.01)
+
+
 def _mid_stream_error(anthropic: bool) -> str:
     if anthropic:
         return _sse("error", {"type": "error", "error": {"type": "overloaded_error",
@@ -403,14 +414,14 @@ class FakeProvider:
         self._server.provider = self
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+                                        kwargs={"poll_interval": 0.5}, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
         self._stopping.set()
         if self._server is not None:
-            self._server.shutdown()
+            _shut_down_now(self._server)
             self._server.server_close()
             self._server = None
 

@@ -7,11 +7,9 @@ provider-neutral ``Message`` that goes into the history.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Any
 
-from swebash_py.engine.messages import Block, Message, TextBlock, ThinkingBlock, ToolUseBlock
+from swebash_py.engine.messages import Block, TextBlock, ThinkingBlock, ToolUseBlock, json_object
 from swebash_py.events import (
     BlockDelta,
     BlockStart,
@@ -29,15 +27,6 @@ from swebash_py.events import (
 )
 
 Emit = Callable[[TurnEvent], None]
-
-
-def parse_arguments(raw: str) -> dict[str, Any] | None:
-    """The call's arguments as a dict, or None when they are not a JSON object."""
-    try:
-        value = json.loads(raw or "{}")
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class ReplyAssembler:
@@ -62,12 +51,6 @@ class ReplyAssembler:
     @property
     def text(self) -> str:
         return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
-
-    def message(self) -> Message:
-        return Message("assistant", list(self.blocks))
-
-    def tool_calls(self) -> list[ToolUseBlock]:
-        return [b for b in self.blocks if isinstance(b, ToolUseBlock)]
 
     def feed(self, event: ProviderEvent) -> list[ToolUseBlock]:
         """Handle one event; returns the tool calls that are now ready to run.
@@ -157,5 +140,5 @@ class ReplyAssembler:
         self.blocks.append(call)
         self._on_block(call)
         self._emit(BlockStop(block_index, "tool_use", event.arguments, call_id=call.id,
-                             tool=call.name, input=parse_arguments(event.arguments)))
+                             tool=call.name, input=json_object(event.arguments or "{}")))
         return call

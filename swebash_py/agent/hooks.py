@@ -15,8 +15,16 @@ import contextlib
 import json
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from swebash_py.engine.messages import json_object
+
+if TYPE_CHECKING:
+    from swebash_py.agent.executor import PostHook, PreHook
+    from swebash_py.approvals.decision import PendingCall
+    from swebash_py.tools.base import ToolResult
 
 DENY_EXIT = 2
 
@@ -70,13 +78,7 @@ async def run_post_hooks(commands: list[str], payload: dict[str, Any],
 
 def _json_decision(stdout: str) -> dict[str, Any] | None:
     text = stdout.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    return json_object(text) if text.startswith("{") else None
 
 
 def _warning(command: str, run: _Run, timeout: float) -> str | None:
@@ -111,3 +113,25 @@ async def _kill(proc: asyncio.subprocess.Process) -> None:
     # wait() also waits for the pipes; a process that left the group could hold them
     with contextlib.suppress(ProcessLookupError, TimeoutError):
         await asyncio.wait_for(proc.wait(), 5)
+
+
+def hook_callbacks(hooks: Any, workspace: str, warn: Callable[[str], None]
+                   ) -> tuple[PreHook | None, PostHook | None]:
+    """The executor's pre/post-tool hooks from ``[hooks]`` (None when unset)."""
+
+    def payload(pending: PendingCall) -> dict[str, Any]:
+        return {"tool": pending.call.name, "call_id": pending.call.id,
+                "arguments": pending.call.parsed_input(), "workspace": workspace}
+
+    async def pre(pending: PendingCall) -> str | None:
+        outcome = await run_pre_hooks(hooks.pre_tool, payload(pending), hooks.timeout)
+        for warning in outcome.warnings:
+            warn(warning)
+        return (outcome.reason or "a pre_tool hook said no") if outcome.denied else None
+
+    async def post(pending: PendingCall, result: ToolResult) -> None:
+        body = {**payload(pending), "result": result.output, "is_error": result.is_error}
+        for warning in await run_post_hooks(hooks.post_tool, body, hooks.timeout):
+            warn(warning)
+
+    return (pre if hooks.pre_tool else None), (post if hooks.post_tool else None)

@@ -59,6 +59,10 @@ class Fitter(Protocol):
     async def recover(self, system: str, messages: list[Message],
                       tools: list[ToolSpec]) -> tuple[list[Message], str | None]: ...
 
+    def observe_usage(self, input_tokens: int) -> None:
+        """The provider counted ``input_tokens`` for the last fitted request."""
+        ...
+
 
 class NullRecorder:
     def checkpoint(self, messages: list[Message]) -> None: ...
@@ -246,9 +250,8 @@ class Agent:
             return
         cost = self.options.cost_fn(self.options.model, usage.input_tokens, usage.output_tokens,
                                     usage.cache_read_tokens, usage.cache_write_tokens)
-        observe = getattr(self._fitter, "observe_usage", None)
-        if observe is not None:
-            observe(usage.input_tokens)
+        if self._fitter is not None:
+            self._fitter.observe_usage(usage.input_tokens)
         state.usage["input_tokens"] += usage.input_tokens
         state.usage["output_tokens"] += usage.output_tokens
         if cost is not None:

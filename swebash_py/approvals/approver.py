@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -50,7 +50,7 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
-                 asker: Asker | None, *, yes: bool = False,
+                 asker: Asker | None, *,
                  sandboxed: Callable[[], bool] = lambda: True,
                  host_allow: RuleSet | None = None,
                  preview_mode: Callable[[PendingCall, str], str] = lambda _p, _m: "") -> None:
@@ -58,7 +58,6 @@ class PolicyApprover:
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
-        self._yes = yes
         self._sandboxed = sandboxed
         self._host = host_allow or RuleSet()
         self._preview_mode = preview_mode
@@ -77,17 +76,16 @@ class PolicyApprover:
 
     def _check(self, pending: PendingCall) -> Verdict:
         args = pending.args.model_dump(exclude_none=True)
-        sandboxed = pending.tool.name != "run_command" or self._sandboxed()
-        decision = policy.decide(pending.tool.name, pending.tool.read_only, args,
-                                 pending.preview, self.mode, self.rules, self.workspace,
-                                 sandboxed=sandboxed)
+        traits = pending.tool.traits()
+        sandboxed = traits.kind != "execute" or self._sandboxed()
+        decision = policy.decide(traits, args, pending.preview, self.mode, self.rules,
+                                 self.workspace, sandboxed=sandboxed)
         # -- sandbox: decision → grant (the one place; see sandbox/grant.py) --
         analysis = (policy.command_analysis(str(args.get("command", "")))
                     if pending.tool.name == "run_command" else None)
         decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
                                            self._host, self.workspace)
-        verdict = Verdict(decision.action, decision.by, decision.reason,
-                          list(decision.warnings), grant=grant)
+        verdict = replace(decision, warnings=list(decision.warnings), grant=grant)
         if verdict.action == "ask" and grant == "write":  # a question: a preview first?
             verdict.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
         return verdict
@@ -118,7 +116,8 @@ class PolicyApprover:
                 return Verdict("deny", "user", f"the user said instead: {answer.text}",
                                instruction=answer.text)
             return Verdict("deny", "user", "the user said no")
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
@@ -138,7 +137,8 @@ class PolicyApprover:
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
-        rule = policy.suggest_rule(pending.tool.name, pending.args.model_dump(exclude_none=True),
+        rule = policy.suggest_rule(pending.tool.traits(),
+                                   pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         hint = f", or add an allow rule like {', '.join(rule)}" if rule else ""
         return f"needs approval and there is no terminal to ask on: rerun with --yes{hint}"

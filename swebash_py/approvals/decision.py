@@ -1,4 +1,4 @@
-"""The seam between the executor and the approval policy.
+"""The seam between the executor and the approvals: one ``Decision`` type.
 
 The executor asks ``check`` (fast, synchronous: may this call start now?)
 as soon as a call's arguments are complete, and ``ask`` (slow: a question
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from swebash_py.engine.messages import ToolUseBlock
+from swebash_py.events import DecidedBy
 from swebash_py.tools.base import Preview, Tool, ToolArgs
 
 
@@ -26,21 +27,28 @@ class PendingCall:
 
 
 @dataclass
-class Verdict:
-    """A decision about one call.
+class Decision:
+    """What to do with one call, and who decided.
 
     ``action`` is allow, deny or ask; ``by`` says who decided; ``reason`` is
     shown to the user and, for denials, to the model (with the user's own
-    instruction when they typed one).
+    instruction when they typed one); ``warnings`` are lines for the question.
+    ``read_only_list`` is true when a command is allowed only because the
+    built-in read-only command list covers it (no person, rule or yolo said
+    so): a sandbox may then run it read-only.
     """
 
     action: Literal["allow", "deny", "ask"]
-    by: Literal["mode", "rule", "user", "hook", "no-terminal"] = "mode"
+    by: DecidedBy = "mode"
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
     instruction: str = ""  # what the user typed instead of yes/no, for the model
+    read_only_list: bool = False  # allowed only by the built-in read-only command list
     grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
     preview: Literal["", "first", "after"] = ""  # run as a preview first (preview.policy)
+
+
+Verdict = Decision  # the name the executor and the question UI use
 
 
 class Approver(Protocol):
@@ -61,13 +69,3 @@ class AllowAll:
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         return Verdict("allow", "mode", "allowed")
-
-
-class DenyAll:
-    """Every call is refused."""
-
-    def check(self, pending: PendingCall) -> Verdict:
-        return Verdict("deny", "mode", "tool calls are disabled")
-
-    async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
-        return Verdict("deny", "mode", "tool calls are disabled")

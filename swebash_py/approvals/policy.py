@@ -11,28 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from swebash_py.approvals.rules import PATH_TOOLS, RuleSet, format_command_rule, format_path_rule
+from swebash_py.approvals.decision import Decision
+from swebash_py.approvals.rules import RuleSet, format_command_rule, format_path_rule
 from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
-from swebash_py.tools.base import Preview
-
-FILE_READ_TOOLS = frozenset({"read_file", "list_directory", "search_files", "find_files"})
-WRITE_TOOLS = frozenset({"write_file", "edit_file"})
-JOB_TOOLS = frozenset({"command_output", "stop_command"})
-
-
-@dataclass
-class Decision:
-    """What to do with one call, who decided, and lines for the question."""
-
-    action: Literal["allow", "ask", "deny"]
-    by: Literal["mode", "rule", "hook", "no-terminal", "user"]
-    reason: str
-    warnings: list[str] = field(default_factory=list)
+from swebash_py.tools.base import Preview, ToolTraits
 
 
 @lru_cache(maxsize=64)
@@ -41,17 +27,18 @@ def command_analysis(command: str) -> Analysis:
     return analyse(command)
 
 
-def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Preview, mode: str,
+def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
            rules: RuleSet, workspace: Path, *, sandboxed: bool = True) -> Decision:
     """Allow, ask or deny one call (see the module docstring for the order).
 
     The read-only command list applies only when commands run ``sandboxed``."""
     workspace = workspace.resolve()
-    paths = call_paths(tool_name, args, preview, workspace)
+    tool_name = tool.name
+    paths = call_paths(tool, args, preview, workspace)
     outside = preview.outside or any(not _inside(p, workspace) for p in paths)
     analysis = None
     warnings = list(preview.warnings)
-    if tool_name == "run_command":
+    if tool.kind == "execute":
         analysis = command_analysis(str(args.get("command", "")))
         warnings += risk_warnings(str(args.get("command", "")), analysis, workspace)
     elif outside:
@@ -66,7 +53,7 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
         return out("deny", "rule", "swebash's own configuration and data are off limits")
     if denied := rules.denying(tool_name, paths, analysis, workspace):
         return out("deny", "rule", f"denied by rule {denied.text}")
-    if analysis is not None and not analysis.clean and rules.has_command_denies():
+    if analysis is not None and not analysis.clean and rules.has_denies(tool_name):
         return out("ask", "rule", f"cannot be checked against the deny rules: "
                                   f"{analysis.unsafe_reason}")
     if preview.must_ask:
@@ -82,26 +69,27 @@ def decide(tool_name: str, read_only: bool, args: dict[str, Any], preview: Previ
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
-        return out("allow", "mode", "read-only command")
-    if tool_name in JOB_TOOLS:
-        return out("allow", "mode", "reads or stops a background command")
-    if read_only and tool_name in FILE_READ_TOOLS and not outside:
+        return Decision("allow", "mode", "read-only command", warnings, read_only_list=True)
+    approval = tool.default_approval
+    if approval == "allow":
+        return out("allow", "mode", f"{tool_name} asks no question under {mode}")
+    if tool.read_only and approval == "inside-workspace" and not outside:
         return out("allow", "mode", "read-only, inside the workspace")
-    if mode == "auto-edit" and tool_name in WRITE_TOOLS and not outside:
+    if mode == "auto-edit" and approval == "auto-edit" and not outside:
         return out("allow", "mode", "auto-edit mode, inside the workspace")
     if analysis is not None and not analysis.clean:
         return out("ask", "mode", f"cannot fully check this command: {analysis.unsafe_reason}")
     return out("ask", "mode", "outside the workspace" if outside else f"{mode} mode")
 
 
-def call_paths(tool_name: str, args: dict[str, Any], preview: Preview,
+def call_paths(tool: ToolTraits, args: dict[str, Any], preview: Preview,
                workspace: Path) -> list[Path]:
-    """The resolved paths a call touches (the preview's, else its ``path``)."""
+    """The resolved paths a call touches (the preview's, else its path argument)."""
     if preview.paths:
         return [Path(p) for p in preview.paths]
-    if tool_name not in PATH_TOOLS:
+    if tool.path_arg is None:
         return []
-    return [_resolve(str(args.get("path") or "."), workspace)]
+    return [_resolve(str(args.get(tool.path_arg) or "."), workspace)]
 
 
 def _resolve(word: str, workspace: Path) -> Path:
@@ -232,7 +220,7 @@ def _argv_warnings(argv: list[str], workspace: Path | None) -> list[str]:
     return found
 
 
-def suggest_rule(tool_name: str, args: dict[str, Any], preview: Preview,
+def suggest_rule(tool: ToolTraits, args: dict[str, Any], preview: Preview,
                  workspace: Path) -> list[str] | None:
     """The narrowest rules an "always" answer should store, or None when no
     rule can be safely remembered (unaccountable commands, sensitive or
@@ -240,13 +228,14 @@ def suggest_rule(tool_name: str, args: dict[str, Any], preview: Preview,
     if preview.sensitive or preview.protected or preview.must_ask:
         return None
     workspace = workspace.resolve()
-    if tool_name == "run_command":
+    if tool.kind == "execute":
         analysis = command_analysis(str(args.get("command", "")))
         words = [w for argv in analysis.commands for w in argv]
         if not analysis.clean or not words or any(UNKNOWN in w for w in words):
             return None
-        return list(dict.fromkeys(format_command_rule(argv) for argv in analysis.commands))
-    if tool_name in PATH_TOOLS:
-        paths = call_paths(tool_name, args, preview, workspace)
-        return list(dict.fromkeys(format_path_rule(tool_name, p, workspace) for p in paths))
-    return [tool_name]
+        return list(dict.fromkeys(format_command_rule(argv, tool.name)
+                                  for argv in analysis.commands))
+    if tool.path_arg is not None:
+        paths = call_paths(tool, args, preview, workspace)
+        return list(dict.fromkeys(format_path_rule(tool.name, p, workspace) for p in paths))
+    return [tool.name]

@@ -10,12 +10,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from swebash_py.approvals.rules import parse_rule
+from swebash_py.atomic import write_atomic
 from swebash_py.paths import data_dir
 
 FILE_NAME = "approvals.json"
@@ -90,16 +89,5 @@ def _locked() -> Iterator[None]:
 
 
 def _write(data: dict[str, list[str]]) -> None:
-    path = store_path()
-    fd, tmp = tempfile.mkstemp(prefix=".approvals-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, sort_keys=True)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    write_atomic(store_path(), text.encode("utf-8"), new_mode=0o600)

@@ -20,16 +20,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from swebash_py.approvals.shellparse import UNKNOWN, Analysis
 
-PATH_TOOLS = frozenset({"read_file", "list_directory", "search_files", "write_file", "edit_file",
-                        "find_files"})
-KNOWN_TOOLS = PATH_TOOLS | {"run_command", "web_search", "web_fetch", "command_output",
-                             "stop_command"}
+if TYPE_CHECKING:
+    from swebash_py.tools.base import ToolTraits
+
+Tools = Mapping[str, "ToolTraits"]
+
 _RULE = re.compile(r"^([A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
 _WILD = ("$", "`", "*", "?", "[", "{", UNKNOWN)
 
@@ -104,8 +106,9 @@ def _glob_regex(glob: str, workspace: Path) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-def parse_rule(text: str) -> Rule:
-    """Parse one rule; a ``ValueError`` names the rule and what is wrong."""
+def parse_rule(text: str, tools: Tools | None = None) -> Rule:
+    """Parse one rule against ``tools`` (default: the built-in tools); a
+    ``ValueError`` names the rule and what is wrong."""
     def bad(why: str) -> ValueError:
         return ValueError(f"invalid permission rule {text!r}: {why}")
 
@@ -115,21 +118,30 @@ def parse_rule(text: str) -> Rule:
     if not match:
         return _raise(bad("expected TOOL or TOOL(PATTERN), e.g. run_command(git status)"))
     tool, spec = match.group(1), match.group(2)
-    if tool != "*" and tool not in KNOWN_TOOLS:
-        return _raise(bad(f"unknown tool {tool!r} (known: {', '.join(sorted(KNOWN_TOOLS))})"))
+    known = _builtin_traits() if tools is None else tools
+    traits = known.get(tool)
+    if tool != "*" and traits is None:
+        return _raise(bad(f"unknown tool {tool!r} (known: {', '.join(sorted(known))})"))
+    command = traits is not None and traits.kind == "execute"
     spec = None if spec is None else spec.strip()
-    if spec is None or (spec == "*" and tool != "run_command"):
+    if spec is None or (spec == "*" and not command):
         return Rule(text, tool)
     if not spec:
         return _raise(bad("empty pattern"))
-    if tool == "run_command":
-        return _command_rule(text, spec, bad)
-    if tool in PATH_TOOLS:
+    if command:
+        return _command_rule(text, tool, spec, bad)
+    if traits is not None and traits.path_arg is not None:
         return Rule(text, tool, glob=spec)
     return _raise(bad(f"{tool} takes no pattern"))
 
 
-def _command_rule(text: str, spec: str, bad: Callable[[str], ValueError]) -> Rule:
+def _builtin_traits() -> Tools:
+    from swebash_py.tools.registry import builtin_traits
+
+    return builtin_traits()
+
+
+def _command_rule(text: str, tool: str, spec: str, bad: Callable[[str], ValueError]) -> Rule:
     prefix = spec == "*" or spec.endswith((":*", " *"))
     body = spec[:-1].rstrip(":").rstrip() if prefix else spec
     try:
@@ -138,16 +150,16 @@ def _command_rule(text: str, spec: str, bad: Callable[[str], ValueError]) -> Rul
         raise bad(f"cannot split the command: {exc}") from exc
     if not words and not prefix:
         raise bad("empty command")
-    return Rule(text, "run_command", words, prefix)
+    return Rule(text, tool, words, prefix)
 
 
 def _raise(exc: ValueError) -> Rule:
     raise exc
 
 
-def format_command_rule(argv: list[str]) -> str:
+def format_command_rule(argv: list[str], tool: str = "run_command") -> str:
     """The exact-match rule for one simple command."""
-    return f"run_command({shlex.join(argv)})"
+    return f"{tool}({shlex.join(argv)})"
 
 
 def format_path_rule(tool: str, path: Path, workspace: Path) -> str:
@@ -174,8 +186,8 @@ class RuleSet:
     def with_allow(self, extra: Iterable[str]) -> RuleSet:
         return RuleSet(self.allow + [parse_rule(r) for r in extra], list(self.deny))
 
-    def has_command_denies(self) -> bool:
-        return any(r.applies_to("run_command") for r in self.deny)
+    def has_denies(self, tool: str) -> bool:
+        return any(r.applies_to(tool) for r in self.deny)
 
     def denying(self, tool: str, paths: list[Path], analysis: Analysis | None,
                 workspace: Path) -> Rule | None:
@@ -210,7 +222,7 @@ class RuleSet:
                 if rule is not None and rule not in used:
                     used.append(rule)
             return used
-        if tool in PATH_TOOLS and paths:
+        if paths:
             hits = [next((r for r in rules if r.matches_path(p, workspace)), None) for p in paths]
             return None if None in hits else list(dict.fromkeys(h for h in hits if h))
         bare = next((r for r in rules if r.glob is None and r.words is None), None)

@@ -74,6 +74,6 @@ class Checkpointer(Protocol):
 
 def new_file_mode() -> int:
     """The mode a newly created file gets (0o666 less the umask)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+    from swebash_py.atomic import default_file_mode
+
+    return default_file_mode()

@@ -16,8 +16,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swebash_py.atomic import write_atomic
 from swebash_py.checkpoints.model import FileState, StoredChange
-from swebash_py.tools.edit import atomic_write, unified_diff
+from swebash_py.tools.edit import unified_diff
 
 
 @dataclass
@@ -110,6 +111,6 @@ def _restore_one(entry: PathPlan) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(entry.path)
         return
-    atomic_write(entry.path, target.data.decode("utf-8", "surrogateescape"))
+    write_atomic(entry.path, target.data, new_mode=target.mode)
     if target.mode is not None:
         os.chmod(entry.path, target.mode)

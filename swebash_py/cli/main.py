@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from swebash_py import __version__
 from swebash_py.cli.helptext import TOP_LEVEL_HELP
-from swebash_py.cli.names import SUBCOMMANDS
+
+TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
+SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor")  # the words typer handles
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
@@ -87,8 +88,9 @@ def run_guarded(invocation: Invocation) -> int:
         if invocation.debug:
             traceback.print_exc()
         from swebash_py.engine.secrets import redact_userinfo
+        from swebash_py.render.sanitize import neutralize  # the message may quote a provider
 
-        sys.stderr.write(f"ai: {redact_userinfo(str(exc))}\n")
+        sys.stderr.write(f"ai: {neutralize(redact_userinfo(str(exc)))}\n")
         return exc.exit_code
 
 

@@ -1,8 +1,6 @@
-"""Names shared by the argument parsers and the config, importable for nothing."""
+"""The approval modes, shared by the argument parser, the config and the REPL."""
 
 from typing import Literal, get_args
-
-SUBCOMMANDS = ("config", "sessions", "tools", "doctor", "undo")
 
 ApprovalMode = Literal["strict", "ask", "auto-edit", "yolo"]
 APPROVAL_MODES: tuple[str, ...] = get_args(ApprovalMode)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, TextIO
+from typing import Protocol, TextIO
 
+from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
-from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnComplete, TurnEvent
+from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnEvent
 
 EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
 
@@ -38,25 +39,34 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                       notes: list[str], collect: list[str] | None = None) -> int:
     """Answer one question, streaming; returns the exit code."""
-    from swebash_py.session_wiring import open_session
+    from swebash_py.build import build_session
 
     renderer = _make_renderer(invocation)
-    session = open_session(settings, invocation, renderer_suspend=renderer.suspend,
-                           on_notice=_note_line)
-    code = 1
+    session = build_session(settings, resume=invocation.session,
+                            continue_last=invocation.continue_last,
+                            no_tools=invocation.no_tools, debug=invocation.debug,
+                            renderer_suspend=renderer.suspend, on_notice=_note_line)
+    json_output = invocation.json_output
+
+    def on_error(event: ErrorEvent) -> None:
+        if json_output:
+            renderer.handle(event)
+        else:
+            _error_line(sys.stderr, event.message)
+
     try:
         for note in notes:
             renderer.handle(Notice(note))
-        async for event in session.runtime.agent.run_turn(question):
-            _show(renderer, event, invocation.json_output)
-            if isinstance(event, TurnComplete):
-                code = EXIT_BY_STOP.get(event.stop_reason, 1)
-                if collect is not None:
-                    collect.append(event.text)
+        sink = renderer if json_output else _TextSink(renderer)
+        done = await consume(session.agent.run_turn(question), sink, on_error)
     finally:
         renderer.close()
         session.close()
-    return code
+    if done is None:
+        return 1
+    if collect is not None:
+        collect.append(done.text)
+    return EXIT_BY_STOP.get(done.stop_reason, 1)
 
 
 def _make_renderer(invocation: Invocation) -> Renderer:
@@ -73,31 +83,37 @@ def _make_renderer(invocation: Invocation) -> Renderer:
     return make_renderer(status=Console(stderr=True))
 
 
-def _show(renderer: Renderer, event: TurnEvent, json_output: bool) -> None:
-    """Send an event to the renderer; in text mode errors go to stderr, and
-    so does the one warning line for a call denied for want of a terminal."""
-    if isinstance(event, ErrorEvent) and not json_output:
-        _error_line(sys.stderr, event.message)
-        return
-    if isinstance(event, ApprovalEvent) and event.by == "no-terminal" and not json_output:
-        _error_line(sys.stderr, f"warning: {event.tool} was not run: {event.reason}")
-    renderer.handle(event)
+class _TextSink:
+    """Rendered text: a call denied for want of a terminal also gets one
+    warning line on stderr."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self._renderer = renderer
+
+    def handle(self, event: TurnEvent) -> None:
+        if isinstance(event, ApprovalEvent) and event.by == "no-terminal":
+            _error_line(sys.stderr, f"warning: {event.tool} was not run: {event.reason}")
+        self._renderer.handle(event)
 
 
 def _error_line(stream: TextIO, message: str) -> None:
-    stream.write(f"ai: {message}\n")
+    from swebash_py.render.sanitize import neutralize
+
+    stream.write(f"ai: {neutralize(message)}\n")
     stream.flush()
 
 
 def _note_line(message: str) -> None:
     """A progress note (a retry, a hook warning): stderr, not prefixed like errors."""
-    sys.stderr.write(f"  {message}\n")
+    from swebash_py.render.sanitize import neutralize
+
+    sys.stderr.write(f"  {neutralize(message)}\n")
     sys.stderr.flush()
 
 
 class Renderer(Protocol):
     """What a consumer of turn events offers."""
 
-    def handle(self, event: Any) -> None: ...
+    def handle(self, event: TurnEvent) -> None: ...
     def close(self) -> None: ...
     def suspend(self) -> AbstractContextManager[object]: ...

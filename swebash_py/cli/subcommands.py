@@ -23,8 +23,8 @@ def _register_subcommands() -> None:
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
-    app.command("doctor")(doctor_cmd.doctor)
     app.command("undo")(undo_cmd.undo)
+    app.command("doctor")(doctor_cmd.doctor)
 
 
 def run(args: list[str]) -> None:

@@ -28,6 +28,7 @@ from swebash_py.engine.messages import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    json_object,
 )
 from swebash_py.engine.tokens import TokenCounter, chars_for_tokens, estimate_text
 
@@ -354,11 +355,8 @@ def _shorten_block(block: Block, tokens: int) -> Block:
 
 def _shorten_arguments(arguments: str, tokens: int) -> str:
     """Shorten the string values of a JSON object, keeping it valid JSON."""
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        value = {"arguments": arguments}
-    if not isinstance(value, dict):
+    value = json_object(arguments)
+    if value is None:
         value = {"arguments": arguments}
     share = max(MIN_KEEP, tokens // max(1, len(value)))
     short = {k: shorten_text(v, share) if isinstance(v, str) else v for k, v in value.items()}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from swebash_py.engine import modelinfo
 from swebash_py.engine.context import ContextManager, FitResult, merge_same_role
@@ -95,11 +94,3 @@ class ContextFitter:
         parts = [event.text async for event in self._stream(request)
                  if isinstance(event, TextDelta)]
         return "".join(parts).strip()
-
-
-def make_fitter(settings: Any, runtime: Any) -> ContextFitter:
-    agent = runtime.agent
-    return ContextFitter(lambda: agent.options.model, runtime.client.stream,
-                         context_window=settings.context_window,
-                         max_tokens=settings.max_tokens,
-                         api_base=lambda: agent.options.api_base)

@@ -15,6 +15,15 @@ from typing import Any, Literal
 Role = Literal["user", "assistant"]
 
 
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """``text`` parsed as a JSON object, or None when it is not one."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
 @dataclass
 class TextBlock:
     text: str
@@ -39,11 +48,7 @@ class ToolUseBlock:
 
     def parsed_input(self) -> dict[str, Any]:
         """The arguments as a dict, or ``{}`` when they are not a JSON object."""
-        try:
-            value = json.loads(self.arguments or "{}")
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+        return json_object(self.arguments or "{}") or {}
 
 
 @dataclass

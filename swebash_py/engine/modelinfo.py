@@ -13,9 +13,9 @@ without a ``:tag``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -100,13 +100,10 @@ def _slim(full: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def _write_quietly(path: Path, text: str) -> None:
     """Write a cache file atomically; a cache that cannot be written is skipped."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    from swebash_py.atomic import write_atomic
+
+    with contextlib.suppress(OSError):
+        write_atomic(path, text.encode("utf-8"))
 
 
 def _candidates(model: str) -> list[str]:

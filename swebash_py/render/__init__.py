@@ -30,13 +30,14 @@ def make_renderer(
 ) -> Renderer | PlainRenderer:
     """A ``Renderer`` for a colour terminal, else a ``PlainRenderer``.
 
-    ``plain=None`` decides from the console: not a terminal, ``NO_COLOR`` set, or
-    ``TERM=dumb`` mean plain. ``options`` go to the chosen class (``show_usage``,
+    ``plain=None`` decides from the console: not a terminal or ``TERM=dumb`` mean
+    plain. ``NO_COLOR`` keeps the rendered layout and drops only colour (rich's
+    console honours it), as no-color.org asks. ``options`` go to the chosen class (``show_usage``,
     ``thinking``, ``status``, ...); options one class does not know are dropped.
     """
     console = console or Console()
     if plain is None:
-        plain = not console.is_terminal or console.no_color or console.is_dumb_terminal
+        plain = not console.is_terminal or console.is_dumb_terminal
     if plain:
         known = {"status", "show_usage", "result_lines"}
         return PlainRenderer(console, **{k: v for k, v in options.items() if k in known})

@@ -10,18 +10,26 @@ not make the cost quadratic.
 rich's ``Markdown`` renders a document as its top-level elements with one blank
 line between them (except after elements whose class has ``new_line = False``,
 i.e. horizontal rules), so rendering each settled block on its own and joining
-them with that separator equals rendering the whole text at once.
+them with that separator equals rendering the whole text at once. The blocks
+one parse settles are handed on as one ``Block`` (one rich document: one parse,
+one render), unless link reference definitions must be appended to each.
+
+``add`` only appends; ``settle`` parses. A renderer that shows settled blocks
+once per frame calls ``settle`` once per frame, so the parser runs a few dozen
+times per answer, not once per line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich.markdown import Markdown, UnknownElement
+
+from swebash_py.render.md import BLOCK_PARSER, FastMarkdown, complete
 
 _SMALL = 4096  # below this many unsettled chars, check on every completed line
 _NO_REFS = {"fence", "code_block", "html_block"}
@@ -32,16 +40,17 @@ _NOT_ELEMENTS = {"text", "hardbreak", "softbreak", "link_open", "link_close", "h
 
 @dataclass(frozen=True)
 class Block:
-    """One settled block: its renderable, and whether a blank line must precede it."""
+    """Settled text (one or more top-level blocks): its renderable, and whether a
+    blank line must precede it."""
 
     source: str
     markdown: Markdown
     gap_before: bool
 
 
-def _parser() -> MarkdownIt:
-    # Block structure only: the same block rules rich enables, no inline pass.
-    return MarkdownIt().enable("strikethrough").enable("table").disable("inline")
+
+class MakeMarkdown(Protocol):
+    def __call__(self, source: str, /, *, parsed: list[Token] | None = None) -> Markdown: ...
 
 
 def _new_line_after(token: Token) -> bool:
@@ -52,15 +61,16 @@ def _new_line_after(token: Token) -> bool:
 class BlockSplitter:
     """Feed text chunks; get back the blocks that became settled."""
 
-    def __init__(self, make: Callable[[str], Markdown] = Markdown) -> None:
+    def __init__(self, make: MakeMarkdown = FastMarkdown) -> None:
         self._make = make
-        self._md = _parser()
+        self._md = BLOCK_PARSER
         self._tail = ""  # unsettled text, always starting at a line boundary
         self._held_cr = False
         self._parsed_len = 0  # len of the complete-lines prefix at the last parse
         self._fence_close: re.Pattern[str] | None = None  # tail is an open fence
         self._refs: list[str] = []  # link reference definitions seen so far
         self._prev_new_line = False  # rich starts a document without a gap
+        self._unsettled_from = 0  # where text added since the last settle starts
 
     @property
     def tail(self) -> str:
@@ -73,6 +83,11 @@ class BlockSplitter:
 
     def feed(self, chunk: str) -> list[Block]:
         """Add a chunk; return the blocks it settled (often none)."""
+        self.add(chunk)
+        return self.settle()
+
+    def add(self, chunk: str) -> None:
+        """Add a chunk without looking for settled blocks (cheap)."""
         if self._held_cr:
             chunk = "\r" + chunk
             self._held_cr = False
@@ -80,13 +95,18 @@ class BlockSplitter:
             chunk, self._held_cr = chunk[:-1], True
         if "\r" in chunk:
             chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
-        start = len(self._tail)
         tail, self._tail = self._tail, ""
         tail += chunk  # a lone reference: CPython grows it in place (linear total)
         self._tail = tail
-        if "\n" not in chunk or not self._worth_parsing(start):
+
+    def settle(self) -> list[Block]:
+        """The blocks that text added since the last call settled (often none)."""
+        start, self._unsettled_from = self._unsettled_from, len(self._tail)
+        if self._tail.find("\n", max(start - 1, 0)) < 0 or not self._worth_parsing(start):
             return []
-        return self._settle(final=False)
+        blocks = self._settle(final=False)
+        self._unsettled_from = len(self._tail)
+        return blocks
 
     def finish(self) -> list[Block]:
         """The text ended: everything left is settled."""
@@ -113,8 +133,10 @@ class BlockSplitter:
         end = len(self._tail) if final else self._tail.rfind("\n") + 1
         text = self._tail[:end]
         self._parsed_len = end
-        tokens = self._md.parse(text)
-        top = [t for t in tokens if t.level == 0 and t.nesting >= 0 and t.map]
+        env: dict[str, object] = {}
+        tokens = self._md.parse(text, env)
+        starts = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
+        top = [tokens[i] for i in starts]
         keep = len(top) if final else len(top) - 1
         lines = text.split("\n")
         blocks: list[Block] = []
@@ -125,11 +147,12 @@ class BlockSplitter:
         if keep > 0 or final:
             uncovered = [ln for i, ln in enumerate(lines[:settled_lines]) if i not in covered]
             self._collect_refs(uncovered)
-        for token in top[:keep]:
-            start_line, end_line = token.map  # type: ignore[misc]
-            blocks.append(self._block(token, "\n".join(lines[start_line:end_line])))
+        if keep > 0:
+            end_token = starts[keep] if keep < len(starts) else len(tokens)
+            blocks = self._blocks(top[:keep], lines, tokens[starts[0]:end_token], env)
         if final:
             self._tail, self._parsed_len, self._fence_close = "", 0, None
+            self._unsettled_from = 0
             return blocks
         if keep > 0:
             cut = len("\n".join(lines[:settled_lines])) + 1
@@ -137,6 +160,19 @@ class BlockSplitter:
             self._parsed_len = max(0, end - cut)
         self._fence_close = _open_fence(top[-1], text) if top else None
         return blocks
+
+    def _blocks(self, top: list[Token], lines: list[str], tokens: list[Token],
+                env: dict[str, object]) -> list[Block]:
+        """One ``Block`` for the blocks ``top`` (their block ``tokens`` completed, not
+        parsed again); one each when link references must be appended to them."""
+        if self._refs:  # each block needs the references appended (not after a fence)
+            return [self._block(t, "\n".join(lines[t.map[0]:t.map[1]]))  # type: ignore[index]
+                    for t in top]
+        source = "\n".join(lines[top[0].map[0]:top[-1].map[1]])  # type: ignore[index]
+        markdown = self._make(source, parsed=complete(tokens, env))
+        gap = bool(self._prev_new_line) and _element_exits(_first_element(markdown.parsed)) <= 1
+        self._prev_new_line = _new_line_after(top[-1])
+        return [Block(source, markdown, gap)]
 
     def _block(self, token: Token, source: str) -> Block:
         if self._refs and token.type not in _NO_REFS:
@@ -160,6 +196,14 @@ def _flatten(tokens: list[Token]) -> Iterator[Token]:
             yield from _flatten(token.children)
         else:
             yield token
+
+
+def _first_element(tokens: list[Token]) -> list[Token]:
+    """The tokens of the first top-level element of a parsed document."""
+    for i, token in enumerate(tokens):
+        if token.level == 0 and token.nesting <= 0:
+            return tokens[:i + 1]
+    return tokens
 
 
 def _element_exits(tokens: list[Token]) -> int:

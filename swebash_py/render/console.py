@@ -1,8 +1,10 @@
 """The terminal renderer: turn events in, rich output out.
 
-Answer text streams through ``MarkdownStream`` (settled blocks printed once,
-the unsettled tail previewed); thinking, the preview and running tools share
-one transient ``LiveArea``; everything final goes to normal scrollback.
+Answer text streams through ``MarkdownStream`` (settled blocks rendered once,
+printed with the next frame; the unsettled tail previewed); thinking, the
+preview and running tools share one transient ``LiveArea``, redrawn at most
+``max_fps`` times a second, never per chunk; everything final goes to normal
+scrollback. Every untrusted string is neutralized (``sanitize``) before display.
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class Renderer:
         self._thought_started = 0.0
         self._printed = False  # anything printed in this turn (for spacing)
         self._area = LiveArea(
-            console, self._live_parts, self._lock, clock, max_fps=max_fps, tick=tick
+            console, self._live_parts, self._lock, clock, max_fps=max_fps, tick=tick,
+            prepare=self._settle_text,
         )
 
     # ------------------------------------------------------------ public
@@ -171,7 +174,7 @@ class Renderer:
         self._end_text()
         if self._printed:
             self._area.print()
-        self._text = MarkdownStream(self.console, code_theme=self._code_theme)
+        self._text = MarkdownStream(self._area.queue, code_theme=self._code_theme)
         return self._text
 
     def _end_text(self) -> None:
@@ -234,6 +237,10 @@ class Renderer:
             if self._tools:
                 parts.append(self._tools_view)
             return parts
+
+    def _settle_text(self) -> None:
+        if self._text is not None:
+            self._text.settle()
 
     def _settle_area(self) -> None:
         if self._thought is None and self._text is None and not self._tools:

@@ -4,7 +4,11 @@ Everything printed through ``LiveArea.print`` lands above the region in normal
 scrollback; the region itself (a markdown preview, spinners) is erased when it
 stops. Refreshes are throttled to ``max_fps`` (fewer when a redraw is slow); a
 small ticker thread animates spinners and shows a preview the throttle held back.
-All drawing happens under the owner's lock (always taken before rich's own locks, so no deadlock).
+Settled answer blocks are ``queue``d and printed with the next frame, all at
+once: while a rich ``Live`` runs, every ``print`` also redraws the region, so
+printing per block would redraw it per block. Terminal echo is off while the
+region is drawn (see ``echo``). All drawing happens under the owner's lock
+(always taken before rich's own locks, so no deadlock).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.segment import Segment
+
+from swebash_py.render.echo import EchoGuard, terminal_fd
 
 
 class _View:
@@ -50,8 +56,10 @@ class LiveArea:
         *,
         max_fps: float = 20.0,
         tick: float | None = 0.1,
+        prepare: Callable[[], None] | None = None,
     ) -> None:
         self._console = console
+        self._prepare = prepare  # called before each frame (to queue settled blocks)
         self._lock = lock
         self._clock = clock
         self._interval = 1.0 / max_fps
@@ -63,14 +71,28 @@ class LiveArea:
         self._suspended = 0
         self._stop_tick = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._pending: list[Any] = []
+        self._echo = EchoGuard(terminal_fd(console.file))
 
     @property
     def active(self) -> bool:
         return self._live is not None
 
     def print(self, *objects: Any) -> None:
-        """Print above the live region (or plainly when it is not running)."""
+        """Print above the live region (or plainly when it is not running), after
+        whatever was queued or is ready to be (so the order on screen is kept)."""
+        if self._prepare is not None:
+            self._prepare()
+        self._flush()
         self._console.print(*objects)
+
+    def queue(self, *objects: Any) -> None:
+        """Print above the region with the next frame (now, when no region runs)."""
+        if self._live is None or self._suspended:
+            self._flush()
+            self._console.print(*objects)
+        else:
+            self._pending.extend(objects)
 
     def update(self, *, force: bool = False) -> None:
         """Note new content; redraw now if forced or the throttle allows."""
@@ -86,6 +108,8 @@ class LiveArea:
         live, self._live = self._live, None
         if live is not None:
             live.stop()
+        self._flush()  # after the region is gone: no redraw of it for these
+        self._echo.restore()
         self._stop_ticker()
 
     @contextmanager
@@ -116,14 +140,24 @@ class LiveArea:
             vertical_overflow="visible",
         )
         self._live.start()
+        self._echo.off()
         if self._tick and self._ticker is None:
             self._stop_tick = threading.Event()
             self._ticker = threading.Thread(target=self._run_ticker, daemon=True)
             self._ticker.start()
 
+    def _flush(self) -> None:
+        if self._pending:
+            objects, self._pending = self._pending, []
+            self._console.print(*objects)
+
     def _refresh(self) -> None:
         started = time.perf_counter()
-        if self._live is not None:
+        if self._prepare is not None:
+            self._prepare()
+        if self._pending:
+            self._flush()  # a print redraws the live region too
+        elif self._live is not None:
             self._live.refresh()
         # A slow redraw (a big preview) must not eat the stream: wait 3x its cost.
         self._gap = max(self._interval, 3 * (time.perf_counter() - started))

@@ -1,39 +1,64 @@
-"""Streaming markdown: settled blocks go to scrollback once, the tail to a live preview."""
+"""Streaming markdown: settled blocks go to scrollback once, the tail to a live preview.
+
+Model text is untrusted: every chunk is neutralized (escape sequences and
+control characters removed) before it reaches the splitter, once per chunk.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from collections.abc import Callable
+
+from markdown_it.token import Token
+from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 from rich.markdown import Markdown
 
 from swebash_py.render.blocks import Block, BlockSplitter
+from swebash_py.render.md import FastMarkdown
+from swebash_py.render.sanitize import StreamNeutralizer
+
+Sink = Callable[..., None]
 
 
 class MarkdownStream:
-    """One text block of the answer, rendered incrementally on ``console``."""
+    """One text block of the answer; settled blocks go to ``sink`` (rendered once there)."""
 
-    def __init__(self, console: Console, *, code_theme: str = "monokai") -> None:
-        self._console = console
+    def __init__(self, sink: Sink, *, code_theme: str = "monokai") -> None:
+        self._sink = sink
         self._code_theme = code_theme
         self._splitter = BlockSplitter(self._markdown)
+        self._clean = StreamNeutralizer()
         self.printed = False
 
-    def _markdown(self, source: str) -> Markdown:
-        return Markdown(source, code_theme=self._code_theme)
+    def _markdown(self, source: str, *, parsed: list[Token] | None = None) -> Markdown:
+        return FastMarkdown(source, code_theme=self._code_theme, parsed=parsed)
 
     def feed(self, text: str) -> None:
-        """Add a chunk; print whatever blocks it settled."""
-        self._print(self._splitter.feed(text))
+        """Add a chunk (cheap: nothing is parsed or rendered here)."""
+        text = self._clean.feed(text)
+        if text:
+            self._splitter.add(text)
+
+    def settle(self) -> None:
+        """Hand on the blocks settled since the last call (once per frame)."""
+        self._print(self._splitter.settle())
 
     def finish(self) -> None:
-        """The text ended: print what is left."""
+        """The text ended: hand on what is left."""
+        rest = self._clean.finish()
+        if rest:
+            self._splitter.feed(rest)
         self._print(self._splitter.finish())
 
     def _print(self, blocks: list[Block]) -> None:
+        if not blocks:
+            return
+        out: list[RenderableType] = []
         for block in blocks:
             if block.gap_before:
-                self._console.print()
-            self._console.print(block.markdown)
-            self.printed = True
+                out.append(NewLine())
+            out.append(block.markdown)
+        self._sink(*out)
+        self.printed = True
 
     @property
     def pending(self) -> bool:
@@ -55,7 +80,7 @@ class TailPreview:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text = screenful(self._tail, console.height, console.height * options.max_width,
                          self._open_fence)
-        yield Markdown(text, code_theme=self._code_theme)
+        yield FastMarkdown(text, code_theme=self._code_theme)
 
 
 def screenful(tail: str, max_lines: int, max_chars: int, open_fence: bool) -> str:

@@ -1,7 +1,8 @@
-"""Plain output for pipes, files and ``NO_COLOR``: the answer text exactly as it arrives.
+"""Plain output for pipes, files and dumb terminals: the answer text as it arrives.
 
-Answer text is written raw, chunk by chunk (no markdown rendering, no live
-region), plus one final newline if it lacks one. Thinking is not shown (a pipe
+Answer text is written chunk by chunk (no markdown rendering, no live region),
+neutralized (no escape sequences or control characters but newline and tab),
+plus one final newline if it lacks one. Thinking is not shown (a pipe
 wants the answer). Tool calls, results, approvals, notices and errors are short
 uncoloured lines, on ``status`` (the same console unless given, e.g. stderr).
 """
@@ -32,6 +33,7 @@ from swebash_py.render.lines import (
     stop_reason_line,
     usage_line,
 )
+from swebash_py.render.sanitize import StreamNeutralizer, one_line
 from swebash_py.render.tools_view import ToolState, approval_line, result_view, short_args
 
 
@@ -48,14 +50,15 @@ class PlainRenderer:
         self._result_lines = result_lines
         self._at_line_start = True
         self._args: dict[str, str] = {}
+        self._clean = StreamNeutralizer()
 
     def handle(self, event: Any) -> None:
         if isinstance(event, BlockDelta):
             if event.kind == "text" and event.text:
-                self.console.file.write(event.text)
-                self.console.file.flush()
-                self._at_line_start = event.text.endswith("\n")
+                self._write(self._clean.feed(event.text))
         elif isinstance(event, BlockStop):
+            if event.kind == "text":
+                self._write(self._clean.finish())
             self._on_stop(event)
         elif isinstance(event, ApprovalEvent):
             self._line(approval_line(event, self._args.get(event.call_id, "")))
@@ -72,12 +75,18 @@ class PlainRenderer:
             self.close()
             self._line(stop_reason_line(event.stop_reason))
 
+    def _write(self, text: str) -> None:
+        if text:
+            self.console.file.write(text)
+            self.console.file.flush()
+            self._at_line_start = text.endswith("\n")
+
     def _on_stop(self, event: BlockStop) -> None:
         call_id = event.call_id or f"#{event.index}"
         if event.kind == "tool_use":
             args = short_args(event.tool or "tool", event.input)
             self._args[call_id] = args
-            self._line(Text(f"» {event.tool}  {args}".rstrip()))
+            self._line(Text(f"» {one_line(event.tool or 'tool', 80)}  {args}".rstrip()))
         elif event.kind == "tool_result":
             state = ToolState(call_id, event.tool or "tool", 0.0, args=self._args.pop(call_id, ""))
             state.status = "preparing"  # no timer in plain output
@@ -97,6 +106,7 @@ class PlainRenderer:
             self._at_line_start = True
 
     def close(self) -> None:
+        self._write(self._clean.finish())
         self._end_line()
 
     @contextmanager

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from swebash_py.events import ApprovalEvent
 from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
-from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.render.sanitize import StreamNeutralizer, one_line
 
 _ARG_KEYS = ("command", "cmd", "path", "file_path", "pattern", "query", "url", "name")
 TAIL_LINES = 5
@@ -52,9 +52,13 @@ class ToolState:
     ended: float | None = None
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     partial: str = ""
+    clean: StreamNeutralizer = field(default_factory=StreamNeutralizer, repr=False)
+
+    def __post_init__(self) -> None:
+        self.tool = one_line(self.tool, 80)  # the name comes from the model
 
     def add_output(self, chunk: str) -> None:
-        text = self.partial + neutralize(chunk)
+        text = self.partial + self.clean.feed(chunk)
         *complete, self.partial = text.split("\n")
         self.tail.extend(line for line in complete[-TAIL_LINES:])
         self.partial = self.partial[-_PARTIAL_CAP:]
@@ -136,7 +140,8 @@ def result_view(
 
 def approval_line(event: ApprovalEvent, args: str = "") -> Text | None:
     """``✓ allowed by rule run_command(git status)`` / ``✗ denied: reason``; None when routine."""
-    call = f"{event.tool}({args})" if args else event.tool
+    tool = one_line(event.tool, 80)
+    call = f"{tool}({args})" if args else tool
     if event.decision == "allow":
         if event.by == "mode":
             return None

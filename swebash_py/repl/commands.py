@@ -101,10 +101,10 @@ class SlashCommands:
     async def cmd_tools(self, _arg: str) -> None:
         from swebash_py.cli.commands.tools_cmd import confirmation
 
-        for name in self.repl.runtime.registry.names():
-            tool = self.repl.runtime.registry.get(name)
-            asks = confirmation(name, tool.read_only, self.repl.approver.mode)
-            self.repl.console.print(Text.assemble((f"{name:<15}", "bold"), f" asks: {asks}"))
+        for tool in self.repl.runtime.registry.tools():
+            asks = confirmation(tool.traits(), self.repl.approver.mode)
+            self.repl.console.print(Text.assemble((f"{tool.name:<15}", "bold"),
+                                                  f" asks: {asks}"))
 
     async def cmd_sessions(self, _arg: str) -> None:
         from swebash_py.cli.commands.sessions_cmd import age

@@ -20,10 +20,11 @@ from rich.console import Console
 from rich.text import Text
 
 from swebash_py import shell_helper
+from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.errors import SwebashError
-from swebash_py.events import ErrorEvent, TurnComplete
+from swebash_py.events import ErrorEvent
 from swebash_py.paths import data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
@@ -32,9 +33,11 @@ from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, run_shell
 
 if TYPE_CHECKING:
+    from swebash_py.agent.loop import Agent
     from swebash_py.approvals.approver import Answer
     from swebash_py.approvals.decision import PendingCall, Verdict
-    from swebash_py.session_wiring import Session
+    from swebash_py.build import Session
+    from swebash_py.engine.fitting import ContextFitter
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
@@ -69,7 +72,6 @@ class Repl:
         self.question_prompt: PromptSession[str] = PromptSession()
         self._session: Session | None = None
         self._ask_lock = asyncio.Lock()
-        self._cost_label = ""
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
         self._turn_task: asyncio.Task[object] | None = None
@@ -81,11 +83,14 @@ class Repl:
     def session(self) -> Session:
         """The stored session and runtime, built on first use (the prompt comes first)."""
         if self._session is None:
-            from swebash_py.session_wiring import open_session
+            from swebash_py.build import build_session
 
-            self._session = open_session(self.settings, self.invocation, asker=self._ask,
-                                         use_tty=False,
-                                         on_notice=lambda note: self.say(note, "dim"))
+            invocation = self.invocation
+            self._session = build_session(
+                self.settings, resume=invocation.session,
+                continue_last=invocation.continue_last, no_tools=invocation.no_tools,
+                debug=invocation.debug, asker=self._ask, use_tty=False,
+                on_notice=lambda note: self.say(note, "dim"))
         return self._session
 
     def _warm_up(self) -> None:
@@ -101,12 +106,12 @@ class Repl:
                 raise
 
     @property
-    def runtime(self) -> Any:
-        return self.session.runtime
+    def runtime(self) -> Session:
+        return self.session
 
     @property
-    def agent(self) -> Any:
-        return self.session.runtime.agent
+    def agent(self) -> Agent:
+        return self.session.agent
 
     @property
     def approver(self) -> Any:
@@ -121,16 +126,17 @@ class Repl:
         return self.session.recorder
 
     @property
-    def fitter(self) -> Any:
-        return self.agent._fitter
+    def fitter(self) -> ContextFitter:
+        return self.session.fitter
 
     def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style))
+        from swebash_py.render.sanitize import neutralize
+
+        self.console.print(Text(neutralize(message), style=style))
 
     def new_session(self) -> None:
         if self.runtime.jobs is not None:
             self.runtime.jobs.close()  # background commands end with their session
-        self._cost_label = ""
         self.agent.history.clear()
         self.recorder.resume(None)
         self.agent.options.session_id = None
@@ -233,17 +239,16 @@ class Repl:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
         self.renderer = make_renderer(self.console)
+        def on_error(event: ErrorEvent) -> None:
+            self.renderer.close()
+            self.say(f"Error: {event.message}", "bold red")
+
         try:
-            async for event in self.agent.run_turn(text):
-                if isinstance(event, ErrorEvent):
-                    self.renderer.close()
-                    self.say(f"Error: {event.message}", "bold red")
-                    continue
-                self.renderer.handle(event)
-                if collect is not None and isinstance(event, TurnComplete):
-                    collect.append(event.text)
+            done = await consume(self.agent.run_turn(text), self.renderer, on_error)
         finally:
             self.renderer.close()
+        if collect is not None and done is not None:
+            collect.append(done.text)
 
     async def _suggest(self, task: str) -> None:
         """`? task`: one command from the model, then execute / edit / describe / abort."""
@@ -305,5 +310,5 @@ class Repl:
         session = self.recorder.session_id or "new"
         fraction = self.fitter.usage_fraction() if self.fitter else None
         context = f" · context {fraction:.0%}" if fraction is not None else ""
-        return HTML(f" {agent.options.model} · session {session}{context}{self._cost_label}"
+        return HTML(f" {agent.options.model} · session {session}{context}"
                     f" · approval {self.approver.mode} ")

@@ -8,15 +8,15 @@ import os
 from pathlib import Path
 
 from swebash_py.agent.truncate import cap_middle
+from swebash_py.shell_helper import user_shell
 
 MAX_CONTEXT_CHARS = 20_000
 
 
 async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
     """Run ``command`` in the user's shell; returns (exit code, output)."""
-    shell = os.environ.get("SHELL") or "/bin/sh"
     process = await asyncio.create_subprocess_exec(
-        shell, "-c", command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+        user_shell(), "-c", command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True)
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from swebash_py.approvals.policy import Decision
+from swebash_py.approvals.decision import Decision
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.sandbox.policy import Grant
 
@@ -33,8 +33,7 @@ def host_rules(patterns: list[str]) -> RuleSet:
 
 def grant_of(decision: Decision) -> Grant:
     """read for the built-in read-only list, write for everything else allowed."""
-    if decision.action == "allow" and decision.by == "mode" and \
-            decision.reason == READ_ONLY_COMMAND:
+    if decision.action == "allow" and decision.read_only_list:
         return "read"
     return "write"
 

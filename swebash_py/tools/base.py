@@ -1,8 +1,11 @@
 """A tool is an async function plus metadata.
 
 Arguments are a pydantic model (``extra="forbid"``); its JSON schema is what
-the model sees. ``read_only`` tools are safe to run concurrently and, inside
-the workspace, need no approval under ``ask``. Failures a model can act on are
+the model sees. A tool describes itself (``ToolTraits``): its ``kind``, which
+argument is a path, whether it is ``read_only`` (changes nothing, so it is
+safe to run concurrently) and its default approval. Rules, the policy,
+`ai tools` and the executor read these; no list of tool names is kept
+anywhere else. Failures a model can act on are
 returned as ``ToolResult(is_error=True)``, never raised (``ToolFailed`` is the
 shortcut for raising one from deep inside a tool).
 """
@@ -13,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -29,6 +32,42 @@ class ToolArgs(BaseModel):
 
 A = TypeVar("A", bound=ToolArgs)
 
+ToolKind = Literal["read", "edit", "execute", "fetch", "other"]
+# How a call is approved by default (under `ask`; the modes and rules adjust it):
+#   inside-workspace  runs inside the workspace, asks outside (reads)
+#   auto-edit         asks; runs inside the workspace under `auto-edit` (edits)
+#   command           asks unless every command in it is allowed (by a rule or
+#                     the built-in read-only list)
+#   ask               asks unless an allow rule matches (the default of
+#                     anything else: web tools, MCP tools)
+#   allow             runs without a question (strict still asks): reading or
+#                     stopping a background command the user already allowed
+DefaultApproval = Literal["inside-workspace", "auto-edit", "command", "ask", "allow"]
+_APPROVAL_BY_KIND: dict[ToolKind, DefaultApproval] = {
+    "read": "inside-workspace", "edit": "auto-edit", "execute": "command",
+    "fetch": "ask", "other": "ask"}
+
+
+@dataclass(frozen=True)
+class ToolTraits:
+    """What the approvals, rules, `ai tools` and the executor know of a tool."""
+
+    name: str
+    kind: ToolKind = "other"
+    path_arg: str | None = None  # the argument that names a path, if any
+    read_only: bool = False  # changes nothing: safe to run concurrently
+    approval: DefaultApproval | None = None  # None: the kind's default
+    shows: str = ""  # what the approval question shows, e.g. "a diff"
+
+    @property
+    def default_approval(self) -> DefaultApproval:
+        return self.approval or _APPROVAL_BY_KIND[self.kind]
+
+    @property
+    def takes_pattern(self) -> bool:
+        """Whether a rule may narrow the tool with ``TOOL(PATTERN)``."""
+        return self.path_arg is not None or self.kind == "execute"
+
 
 class ToolFailed(Exception):
     """Raised inside a tool to return an error result with this message."""
@@ -43,10 +82,10 @@ class ToolContext:
     max_output_chars: int = 30_000
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
-    settings: Any = None
-    grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
+    settings: Any = None  # the session's Settings (the sandbox reads its [sandbox] section)
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
+    grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
 
 
 @dataclass
@@ -90,7 +129,21 @@ class Tool(ABC, Generic[A]):
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[ToolArgs]]
+    kind: ClassVar[ToolKind] = "other"
+    path_arg: ClassVar[str | None] = None
     read_only: ClassVar[bool] = False
+    approval: ClassVar[DefaultApproval | None] = None
+    shows: ClassVar[str] = ""
+
+    @classmethod
+    def configured(cls, settings: Any) -> Tool[Any]:
+        """An instance configured from the settings (override to read them)."""
+        return cls()
+
+    @classmethod
+    def traits(cls) -> ToolTraits:
+        return ToolTraits(cls.name, cls.kind, cls.path_arg, cls.read_only, cls.approval,
+                          cls.shows)
 
     @abstractmethod
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:

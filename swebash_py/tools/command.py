@@ -101,16 +101,17 @@ class RunCommandArgs(ToolArgs):
     timeout: float | None = Field(None, gt=0, description=(
         "Seconds before the command is killed. Default and maximum: the configured "
         "command timeout (120 s unless configured otherwise)."))
-    escalate: bool | None = Field(None, description=(
-        "Ask the user to run this command outside the sandbox: for commands about the "
-        "host (its processes, ports, services, logs) or that failed for lack of access."))
     background: bool = Field(False, description=(
         "Start it in the background (servers, watchers, long builds) and return an id at "
         "once; read its output with command_output and stop it with stop_command."))
+    escalate: bool | None = Field(None, description=(
+        "Ask the user to run this command outside the sandbox: for commands about the "
+        "host (its processes, ports, services, logs) or that failed for lack of access."))
 
 
 class RunCommand(Tool[RunCommandArgs]):
     name = "run_command"
+    kind = "execute"
     description = (
         "Run a shell command in the workspace and return its combined stdout and stderr, "
         "followed by a status line with the exit code and duration (a non-zero exit code is "

@@ -10,15 +10,14 @@ decoded with ``surrogateescape`` so bytes that are not UTF-8 survive an edit.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import difflib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from pydantic import Field
 
+from swebash_py.atomic import write_atomic
 from swebash_py.checkpoints.model import Checkpointer, FileChange, FileState, new_file_mode
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
@@ -57,47 +56,18 @@ def unified_diff(old: str | None, new: str, shown: str) -> str:
     return "".join(out)
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, keeping the mode of an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8", "surrogateescape"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-
-
 def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
                        text: str) -> None:
-    """``atomic_write``, with the file's state before and after recorded first
+    """``write_atomic``, with the file's state before and after recorded first
     (so even a crash between the two leaves what undo needs)."""
+    data = text.encode("utf-8", "surrogateescape")
     change_id = None
     if checkpoints is not None:
         before = FileState.of(path)
-        after = FileState(text.encode("utf-8", "surrogateescape"),
-                          before.mode if before.exists else new_file_mode())
+        after = FileState(data, before.mode if before.exists else new_file_mode())
         change_id = checkpoints.record(FileChange(str(path), tool, before, after))
     try:
-        atomic_write(path, text)
+        write_atomic(path, data)
     except BaseException:
         if checkpoints is not None and change_id is not None:
             checkpoints.forget(change_id)
@@ -141,6 +111,9 @@ class WriteFileArgs(ToolArgs):
 
 class WriteFile(Tool[WriteFileArgs]):
     name = "write_file"
+    kind = "edit"
+    path_arg = "path"
+    shows = "the new file"
     description = ("Create a file or replace its whole content (atomically). Prefer edit_file "
                    "for changing part of an existing file. Returns a short summary.")
     Args = WriteFileArgs
@@ -217,6 +190,9 @@ def plan_edit(text: str, old: str, new: str, shown: str) -> str:
 
 class EditFile(Tool[EditFileArgs]):
     name = "edit_file"
+    kind = "edit"
+    path_arg = "path"
+    shows = "a diff"
     description = ("Replace one exact occurrence of `old_text` with `new_text` in a file "
                    "(atomically). `old_text` must match exactly once, whitespace included; "
                    "otherwise nothing is changed and the error says why (and where it matched).")

@@ -75,6 +75,7 @@ def _parse(raw: str) -> httpx.URL:
 
 class WebFetch(Tool[WebFetchArgs]):
     name = "web_fetch"
+    kind = "fetch"
     description = (
         "Fetch a web page or other text resource by URL and return it as readable text "
         "(HTML is converted to Markdown; JSON and other text pass through; binary content is "

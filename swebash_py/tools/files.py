@@ -200,6 +200,8 @@ def _numbered_slice(reader: _Reader, shown: str, first: int, limit: int) -> str:
 
 class ReadFile(Tool[ReadFileArgs]):
     name = "read_file"
+    kind = "read"
+    path_arg = "path"
     description = (
         "Read a text file. Returns numbered lines (`cat -n` style: line number, tab, text). "
         f"At most {DEFAULT_LIMIT} lines or {READ_CAP // 1024} KiB per call; use `offset` and "
@@ -264,6 +266,8 @@ def list_dir(path: Path, shown: str) -> str:
 
 class ListDirectory(Tool[ListDirectoryArgs]):
     name = "list_directory"
+    kind = "read"
+    path_arg = "path"
     description = (
         "List a directory, sorted by name: subdirectories end in `/`, symlinks show "
         f"`name@ -> target`, files show their size. At most {LIST_CAP} entries."
@@ -293,6 +297,8 @@ class SearchFilesArgs(ToolArgs):
 
 class SearchFiles(Tool[SearchFilesArgs]):
     name = "search_files"
+    kind = "read"
+    path_arg = "path"
     description = (
         "Search file contents with a regular expression (recursively under `path`), honouring "
         ".gitignore and skipping binary files, .git, node_modules and .venv. Returns "

@@ -162,6 +162,8 @@ class FindFilesArgs(ToolArgs):
 
 class FindFiles(Tool[FindFilesArgs]):
     name = "find_files"
+    kind = "read"
+    path_arg = "path"
     description = (
         "Find files by name with a glob (e.g. `**/*.py`), honouring .gitignore and skipping "
         ".git, node_modules, .venv and secrets files. Returns paths relative to the workspace, "

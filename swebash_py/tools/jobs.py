@@ -70,6 +70,7 @@ class CommandOutputArgs(ToolArgs):
 
 class CommandOutput(Tool[CommandOutputArgs]):
     name = "command_output"
+    approval = "allow"
     description = (
         "The new output of a background command (started with run_command background=true) "
         "since the last call, and whether it still runs (with its exit code once it ended). "
@@ -97,6 +98,7 @@ class StopCommandArgs(ToolArgs):
 
 class StopCommand(Tool[StopCommandArgs]):
     name = "stop_command"
+    approval = "allow"
     description = ("Stop a background command and everything it started (SIGTERM, then "
                    "SIGKILL after 3 s). Returns its last output.")
     Args = StopCommandArgs

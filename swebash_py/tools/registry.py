@@ -8,7 +8,7 @@ from typing import Any
 
 from swebash_py.config import Settings
 from swebash_py.provider.base import ToolSpec
-from swebash_py.tools.base import Tool
+from swebash_py.tools.base import Tool, ToolTraits
 
 
 class ToolRegistry:
@@ -26,6 +26,9 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._tools)
+
+    def tools(self) -> list[Tool[Any]]:
+        return list(self._tools.values())
 
     def specs(self) -> list[ToolSpec]:
         return [tool.spec() for tool in self._tools.values()]
@@ -46,8 +49,9 @@ class ToolRegistry:
         return name in self._tools
 
 
-def default_tools(settings: Settings) -> list[Tool[Any]]:
-    """All the built-in tools, configured from ``settings``."""
+def builtin_tool_classes() -> list[type[Tool[Any]]]:
+    """The built-in tools, in the order the model sees them: the one list to
+    extend when adding a tool (each class describes itself)."""
     from swebash_py.tools.command import RunCommand
     from swebash_py.tools.edit import EditFile, WriteFile
     from swebash_py.tools.fetch import WebFetch
@@ -56,6 +60,15 @@ def default_tools(settings: Settings) -> list[Tool[Any]]:
     from swebash_py.tools.jobs import CommandOutput, StopCommand
     from swebash_py.tools.web import WebSearch
 
-    return [ReadFile(), ListDirectory(), SearchFiles(), FindFiles(), WriteFile(), EditFile(),
-            RunCommand(), CommandOutput(), StopCommand(), WebSearch(settings.web_search),
-            WebFetch()]
+    return [ReadFile, ListDirectory, SearchFiles, FindFiles, WriteFile, EditFile, RunCommand,
+            CommandOutput, StopCommand, WebSearch, WebFetch]
+
+
+def builtin_traits() -> dict[str, ToolTraits]:
+    """The built-in tools' traits by name (rules are checked against these)."""
+    return {cls.name: cls.traits() for cls in builtin_tool_classes()}
+
+
+def default_tools(settings: Settings) -> list[Tool[Any]]:
+    """The built-in tools, configured from ``settings``."""
+    return [cls.configured(settings) for cls in builtin_tool_classes()]

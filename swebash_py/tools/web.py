@@ -192,6 +192,7 @@ class WebSearchArgs(ToolArgs):
 
 class WebSearch(Tool[WebSearchArgs]):
     name = "web_search"
+    kind = "fetch"
     description = ("Search the web. Returns numbered results: title, URL and a short snippet. "
                    "Use it for current information or documentation not in the workspace.")
     Args = WebSearchArgs
@@ -201,6 +202,10 @@ class WebSearch(Tool[WebSearchArgs]):
                  backend: SearchBackend | None = None) -> None:
         self.settings = settings or WebSearchSettings.model_validate({})
         self.backend = backend
+
+    @classmethod
+    def configured(cls, settings: Any) -> WebSearch:
+        return cls(settings.web_search)
 
     def preview(self, args: WebSearchArgs, ctx: ToolContext) -> Preview:
         return Preview(summary=f"web_search {args.query!r}", detail=args.query)

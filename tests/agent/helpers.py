@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from swebash_py.agent.loop import Agent, AgentOptions
-from swebash_py.approvals.decision import Approver
+from swebash_py.agent.loop import Agent, AgentOptions, Fitter, Recorder
+from swebash_py.approvals.decision import Approver, Decision, PendingCall
+from swebash_py.engine.fitting import ContextFitter
+from swebash_py.engine.messages import Message
 from swebash_py.events import TurnEvent
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
@@ -14,19 +16,38 @@ from swebash_py.tools.base import ToolContext
 from tests.agent.scripted_tools import Journal, all_tools
 from tests.fakeprovider import FakeProvider, RecordedRequest
 
+
+class DenyAll:
+    """Every call is refused."""
+
+    def check(self, pending: PendingCall) -> Decision:
+        return Decision("deny", "mode", "tool calls are disabled")
+
+    async def ask(self, pending: PendingCall, verdict: Decision) -> Decision:
+        return Decision("deny", "mode", "tool calls are disabled")
+
+
 MODELS = {"openai": "openai/test-model", "anthropic": "anthropic/claude-test"}
 
 
 def make_agent(fp: FakeProvider, wire: str, journal: Journal, *,
                approver: Approver | None = None, max_iterations: int = 25,
                tool_timeout: float | None = None, max_output_chars: int = 30_000,
-               registry: Any = None) -> Agent:
+               registry: Any = None, recorder: Recorder | None = None,
+               fitter: Fitter | None = None, history: list[Message] | None = None) -> Agent:
     client = ProviderClient("direct", policy=RetryPolicy(max_retries=0))
     options = AgentOptions(model=MODELS[wire], api_base=fp.url, system="test system",
                            max_iterations=max_iterations, tool_timeout=tool_timeout)
     context = ToolContext(workspace=Path.cwd(), max_output_chars=max_output_chars)
     return Agent(options, client.stream, registry or all_tools(journal), context,
-                 approver=approver)
+                 approver=approver, recorder=recorder, fitter=fitter, history=history)
+
+
+def small_window_fitter(fp: FakeProvider, wire: str) -> ContextFitter:
+    """A fitter with a 10k-token window that summarises through ``fp``."""
+    client = ProviderClient("direct", policy=RetryPolicy(max_retries=0))
+    return ContextFitter(lambda: MODELS[wire], client.stream, context_window=10_000,
+                         max_tokens=500, api_base=lambda: fp.url)
 
 
 async def run(agent: Agent, text: str) -> list[TurnEvent]:

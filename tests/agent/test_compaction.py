@@ -7,12 +7,10 @@ import itertools
 
 import pytest
 
-from swebash_py.engine.fitting import SUMMARY_INSTRUCTION, ContextFitter
+from swebash_py.engine.fitting import SUMMARY_INSTRUCTION
 from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.events import Notice, TurnComplete
-from swebash_py.provider.client import ProviderClient
-from swebash_py.provider.retry import RetryPolicy
-from tests.agent.helpers import make_agent, run
+from tests.agent.helpers import make_agent, run, small_window_fitter
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply
 
@@ -28,12 +26,9 @@ def long_history(turns: int) -> list[Message]:
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 async def test_a_long_session_is_summarised_and_the_summary_is_used(
         fake_provider: FakeProvider, wire: str) -> None:
-    agent = make_agent(fake_provider, wire, Journal())
+    fitter = small_window_fitter(fake_provider, wire)
+    agent = make_agent(fake_provider, wire, Journal(), fitter=fitter)
     agent.history.extend(long_history(40))
-    client = ProviderClient("direct", policy=RetryPolicy(max_retries=0))
-    agent._fitter = ContextFitter(lambda: agent.options.model, client.stream,
-                                  context_window=10_000, max_tokens=500,
-                                  api_base=lambda: fake_provider.url)
     # Every request gets this reply: the summariser may use several (it chunks
     # what does not fit one request); the real request comes last.
     fake_provider.repeat_last = True
@@ -46,7 +41,6 @@ async def test_a_long_session_is_summarised_and_the_summary_is_used(
     assert SUMMARY_INSTRUCTION not in sent
     assert "SUMMARY: the user asked 40 questions" in sent
     assert "question 0:" not in sent and "and now?" in sent
-    fitter = agent._fitter
     assert fitter.last is not None and fitter.last.fits  # the request fit the window
     assert len(agent.history) < 2 * 40 + 2  # the history itself was compacted
     assert any(isinstance(e, Notice) and "compacted" in e.message.lower() for e in events)

@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from swebash_py.approvals.decision import DenyAll
 from swebash_py.events import (
     BlockDelta,
     BlockStop,
@@ -14,7 +13,7 @@ from swebash_py.events import (
     ToolProgress,
     TurnComplete,
 )
-from tests.agent.helpers import assert_paired, make_agent, run, sent_results
+from tests.agent.helpers import DenyAll, assert_paired, make_agent, run, sent_results
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 

@@ -11,6 +11,9 @@ from swebash_py.approvals.policy import decide
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.approvals.shellparse import analyse
 from swebash_py.tools.base import Preview
+from swebash_py.tools.registry import builtin_traits
+
+TRAITS = builtin_traits()
 
 ALLOW = ["run_command(ls)", "run_command(ls:*)", "run_command(echo:*)",
          "run_command(cat *)", "run_command(git status)"]
@@ -77,7 +80,7 @@ def ws(tmp_path: Path) -> Path:
 def run(command: str, ws: Path, allow: list[str] = ALLOW, deny: list[str] = (),  # type: ignore[assignment]
         mode: str = "ask") -> str:
     preview = Preview(summary=command, detail=command, detail_kind="command")
-    return decide("run_command", False, {"command": command}, preview, mode,
+    return decide(TRAITS["run_command"], {"command": command}, preview, mode,
                   RuleSet.from_lists(allow, deny), ws).action
 
 

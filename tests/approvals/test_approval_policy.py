@@ -4,35 +4,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
 from swebash_py.approvals.policy import decide, risk_warnings, suggest_rule
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.approvals.shellparse import analyse
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolResult
+from swebash_py.tools.base import Preview
+from swebash_py.tools.registry import builtin_traits
 
-
-class _Args(ToolArgs):
-    path: str = "."
-
-
-def _tool(tool_name: str, ro: bool) -> type[Tool[Any]]:
-    class Fake(Tool[Any]):
-        name: ClassVar[str] = tool_name
-        description: ClassVar[str] = "fake"
-        Args: ClassVar[type[ToolArgs]] = _Args
-        read_only: ClassVar[bool] = ro
-
-        async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
-            return ToolResult("ok")
-    return Fake
-
-
-TOOLS = {name: _tool(name, ro) for name, ro in [
-    ("read_file", True), ("list_directory", True), ("search_files", True), ("web_search", True),
-    ("write_file", False), ("edit_file", False), ("run_command", False)]}
+TRAITS = builtin_traits()
 
 
 @pytest.fixture
@@ -56,7 +38,7 @@ def call(tool: str, ws: Path, mode: str, *, path: str | None = None, command: st
     outside = any(ws not in p.parents and p != ws for p in paths)
     preview = Preview(summary=tool, paths=paths, outside=outside, **flags)
     rules = RuleSet.from_lists(allow or [], deny or [])
-    return decide(tool, TOOLS[tool].read_only, args, preview, mode, rules, ws).action
+    return decide(TRAITS[tool], args, preview, mode, rules, ws).action
 
 
 # tool -> expected action for: inside, outside, sensitive (inside), protected
@@ -137,11 +119,11 @@ def test_path_rules_match_the_resolved_path(ws: Path) -> None:
     target = (ws / "src/etc/hosts").resolve()
     preview = Preview("read", paths=[target], outside=True)
     rules = RuleSet.from_lists(allow, [])
-    assert decide("read_file", True, {"path": "src/etc/hosts"}, preview, "ask", rules,
+    assert decide(TRAITS["read_file"], {"path": "src/etc/hosts"}, preview, "ask", rules,
                   ws).action == "ask"
     deny = RuleSet.from_lists([], ["write_file(src/**)"])
     escape = Preview("w", paths=[(ws / "src/../src/a.py").resolve()])
-    assert decide("write_file", False, {"path": "src/../src/a.py"}, escape, "yolo", deny,
+    assert decide(TRAITS["write_file"], {"path": "src/../src/a.py"}, escape, "yolo", deny,
                   ws).action == "deny"
 
 
@@ -172,7 +154,7 @@ def test_risk_warnings(ws: Path) -> None:
 
 def test_decision_carries_warnings(ws: Path) -> None:
     preview = Preview("cmd", warnings=["from the tool"])
-    d = decide("run_command", False, {"command": "rm -rf build"}, preview, "ask",
+    d = decide(TRAITS["run_command"], {"command": "rm -rf build"}, preview, "ask",
                RuleSet(), ws)
     assert d.action == "ask" and d.by == "mode"
     assert d.warnings[0] == "from the tool" and any("rm deletes" in w for w in d.warnings)
@@ -181,7 +163,7 @@ def test_decision_carries_warnings(ws: Path) -> None:
 def test_suggest_rule_is_narrow(ws: Path) -> None:
     def suggest(tool: str, **args: Any) -> list[str] | None:
         paths = [(ws / args["path"]).resolve()] if "path" in args else []
-        return suggest_rule(tool, args, Preview("x", paths=paths), ws)
+        return suggest_rule(TRAITS[tool], args, Preview("x", paths=paths), ws)
 
     assert suggest("run_command", command="git status && npm test") == [
         "run_command(git status)", "run_command(npm test)"]
@@ -196,20 +178,35 @@ def test_suggest_rule_is_narrow(ws: Path) -> None:
     assert suggest("edit_file", path="a[1]*.py") == ["edit_file(a\\[1\\]\\*.py)"]
     assert suggest("read_file", path="/etc/hosts") == ["read_file(/etc/hosts)"]
     assert suggest("web_search", query="x") == ["web_search"]
-    assert suggest_rule("read_file", {"path": ".env"}, Preview("x", sensitive=True), ws) is None
+    assert suggest_rule(TRAITS["read_file"], {"path": ".env"}, Preview("x", sensitive=True),
+                        ws) is None
 
 
 def test_suggested_rules_allow_exactly_that_call(ws: Path) -> None:
     for command in ("git status && npm test", "make *", "echo 'a b' | jq a", "make -j4 all"):
-        rules = suggest_rule("run_command", {"command": command}, Preview("x"), ws)
+        rules = suggest_rule(TRAITS["run_command"], {"command": command}, Preview("x"), ws)
         assert rules is not None
         assert call("run_command", ws, "ask", command=command, allow=rules) == "allow"
         assert call("run_command", ws, "ask", command=command + " extra", allow=rules) == "ask"
     for path in ("src/main.py", "a[1]*.py", "/tmp/out.txt"):
-        rules = suggest_rule("write_file", {"path": path},
+        rules = suggest_rule(TRAITS["write_file"], {"path": path},
                              Preview("x", paths=[(ws / path).resolve()]), ws)
         assert rules is not None
         assert call("write_file", ws, "ask", path=path, allow=rules) == "allow"
         assert call("write_file", ws, "ask", path=path + "x", allow=rules) == "ask"
     escaped = ["write_file(a\\[1\\]\\*.py)"]
     assert call("write_file", ws, "ask", path="a1x.py", allow=escaped) == "ask"
+
+
+@pytest.mark.parametrize(("command", "mode", "allow", "read_only_list"), [
+    ("ls -la", "ask", [], True),  # only the built-in read-only list says yes
+    ("ls -la", "ask", ["run_command(ls:*)"], False),  # a rule says yes
+    ("ls -la", "yolo", [], False),  # yolo says yes
+    ("ls && npm test", "ask", ["run_command(npm test)"], False),  # a rule covers part
+])
+def test_a_decision_says_whether_only_the_read_only_list_allowed_it(
+        ws: Path, command: str, mode: str, allow: list[str], read_only_list: bool) -> None:
+    decision = decide(TRAITS["run_command"], {"command": command}, Preview("x"), mode,
+                      RuleSet.from_lists(allow), ws)
+    assert decision.action == "allow"
+    assert decision.read_only_list is read_only_list

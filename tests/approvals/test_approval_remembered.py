@@ -11,6 +11,9 @@ from swebash_py.approvals import remembered
 from swebash_py.approvals.policy import decide, suggest_rule
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.tools.base import Preview
+from swebash_py.tools.registry import builtin_traits
+
+TRAITS = builtin_traits()
 
 
 @pytest.fixture
@@ -62,18 +65,18 @@ def test_always_persists_and_applies_next_run(home: Path, tmp_path: Path) -> Non
     command = "npm test && git status"
     preview = Preview(command)
     config = RuleSet.from_lists([], [])
-    assert decide("run_command", False, {"command": command}, preview, "ask", config,
+    assert decide(TRAITS["run_command"], {"command": command}, preview, "ask", config,
                   ws).action == "ask"
-    suggestion = suggest_rule("run_command", {"command": command}, preview, ws)
+    suggestion = suggest_rule(TRAITS["run_command"], {"command": command}, preview, ws)
     assert suggestion
     for rule in suggestion:
         remembered.add(ws, rule)
     # "next run": a fresh rule set built from the config plus what is stored
     rules = RuleSet.from_lists([], []).with_allow(remembered.load(ws))
-    assert decide("run_command", False, {"command": command}, preview, "ask", rules,
+    assert decide(TRAITS["run_command"], {"command": command}, preview, "ask", rules,
                   ws).action == "allow"
-    assert decide("run_command", False, {"command": "npm test; rm x"}, preview, "ask", rules,
+    assert decide(TRAITS["run_command"], {"command": "npm test; rm x"}, preview, "ask", rules,
                   ws).action == "ask"
     other = RuleSet.from_lists([], []).with_allow(remembered.load(tmp_path))
-    assert decide("run_command", False, {"command": command}, preview, "ask", other,
+    assert decide(TRAITS["run_command"], {"command": command}, preview, "ask", other,
                   tmp_path).action == "ask"

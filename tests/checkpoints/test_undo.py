@@ -9,8 +9,8 @@ import pytest
 
 from swebash_py.checkpoints.flow import Ask, from_turn, last_turn, take_back
 from swebash_py.engine.messages import TextBlock
-from swebash_py.session_wiring import StoreRecorder
 from swebash_py.store import Store
+from swebash_py.store.recorder import StoreRecorder
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.edit import EditFile, WriteFile
 from tests.tools.conftest import call

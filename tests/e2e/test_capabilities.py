@@ -134,9 +134,13 @@ def free_port() -> int:
 
 def test_a_background_server_then_a_fetch_then_stop_leaves_nothing(
         fake_provider: FakeProvider, workspace: Path) -> None:
+    import os
     import sys
 
     from tests.tools.conftest import alive
+
+    # the sandbox has no network unless configured: this scenario needs it
+    Path(os.environ["SWEBASH_CONFIG"]).write_text("[sandbox]\nnetwork = true\n")
 
     port = free_port()
     (workspace / "index.html").write_text("served-by-the-background-server\n")

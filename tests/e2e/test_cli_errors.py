@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import run_ai
 from tests.fakeprovider import ErrorReply, FakeProvider, Reply
 
@@ -154,3 +156,18 @@ def test_yes_runs_without_a_terminal(fake_provider: FakeProvider, workspace: Pat
                     cwd=workspace)
     assert result.returncode == 0, result.stderr
     assert (workspace / "note.txt").read_text() == "yes\n"
+
+
+@pytest.mark.parametrize("args", [("-m", "openai/x", "--api-base", "http://127.0.0.1:9", "hi"),
+                                  ("sessions", "list")])
+def test_an_unusable_data_directory_is_one_line(args: tuple[str, ...]) -> None:
+    result = run_ai(*args, env={"SWEBASH_HOME": "/proc/nope"})
+    assert result.returncode == 1
+    assert result.stderr.startswith("ai: cannot open the sessions database in /proc/nope")
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_an_unusable_data_directory_shows_the_traceback_with_debug() -> None:
+    result = run_ai("--debug", "-m", "openai/x", "--api-base", "http://127.0.0.1:9", "hi",
+                    env={"SWEBASH_HOME": "/proc/nope"})
+    assert result.returncode == 1 and "Traceback" in result.stderr

@@ -179,46 +179,7 @@ def test_repl_question_mark_suggests_and_runs_a_command(fake_provider: FakeProvi
     assert finish(child) == 0
 
 
-def test_repl_slash_commands(fake_provider: FakeProvider, spawn_ai: Any) -> None:
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
-    child.sendline("/help")
-    for name in ("/model", "/approval", "/resume", "/compact", "/cost", "!command"):
-        child.expect_exact(name)
-    child.expect("swebash>")
-    child.sendline("/approval strict")
-    child.expect("approval: strict")
-    child.sendline("/approval sometimes")
-    child.expect("unknown mode sometimes")
-    child.sendline("/model anthropic/claude-x")
-    child.expect(r"model: anthropic/claude-x \(direct \(anthropic wire format\)\)")
-    child.sendline("/tools")
-    child.expect("run_command")
-    child.expect("yes, always \\(strict\\)")
-    fake_provider.queue(Reply(text="First session answer.", usage=(100, 20)))
-    child.sendline("remember the first session")
-    child.expect("First session answer.")
-    assert fake_provider.requests[-1].path.endswith("/messages")  # the /model switch took
-    child.sendline("/cost")
-    child.expect("turn 1: 100 in, 20 out, cost unknown")  # no price for openai/x
-    child.expect("100 tokens in, 20 out, cost unknown")
-    child.sendline("/sessions")
-    child.expect(r"\* ([0-9a-f]+) ")
-    first_id = child.match.group(1)
-    child.sendline("/clear")
-    child.expect("new session")
-    child.sendline("/cost")
-    child.expect("no tokens used yet")
-    child.sendline(f"/resume {first_id}")
-    child.expect(f"resumed {first_id}")
-    fake_provider.queue(Reply(text="Resumed answer."))
-    child.sendline("and again")
-    child.expect("Resumed answer.")
-    assert "remember the first session" in json.dumps(fake_provider.requests[-1].body)
-    child.sendline("/nonsense")
-    child.expect("unknown command /nonsense")
-    child.sendline("/exit")
-    assert finish(child) == 0
+# The slash commands' logic is tested in-process with pipe input: tests/repl/.
 
 
 def test_ai_tools_lists_every_tool_with_its_confirmation() -> None:

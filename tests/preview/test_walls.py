@@ -37,6 +37,19 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return workspace
 
 
+def children() -> list[str]:
+    """Our own child processes (observable in /proc)."""
+    mine = []
+    for entry in os.listdir("/proc"):
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == str(os.getpid()):
+            mine.append(entry)
+    return mine
+
+
 def preview(ws: Path, command: str, **extra: object) -> Preview:
     settings = Settings.model_validate({"sandbox": extra} if extra else {})
     policy = build_policy(settings, "write", ws)
@@ -157,6 +170,10 @@ def test_cancelled_while_running_leaves_nothing(ws: Path, tmp_path: Path,
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        for _ in range(500):  # the killed child is reaped while the loop still runs
+            if not children():
+                break
+            await asyncio.sleep(0.02)
 
     asyncio.run(cancel_it())
     assert list(parent.iterdir()) == []

@@ -8,6 +8,7 @@ import pytest
 
 from swebash_py.render.blocks import BlockSplitter
 from tests.render.helpers import (
+    FakeClock,
     chunked,
     make_console,
     output,
@@ -222,3 +223,78 @@ def test_preview_keeps_only_the_last_screenful() -> None:
     assert screenful("a\nb\nc", 2, 100, False) == "b\nc"
     assert screenful("short\n", 10, 100, False) == "short\n"
     assert screenful("x" * 50, 5, 10, False) == "x" * 10
+
+
+def test_streaming_redraws_per_frame_reuses_one_parser_and_renders_blocks_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """20 fps: frames follow the clock, not the chunks; no parser is built while
+    streaming; every settled block is rendered exactly once."""
+    from markdown_it import MarkdownIt
+
+    from swebash_py.render.live import LiveArea
+    from swebash_py.render.md import FastMarkdown
+
+    doc = "\n\n".join(DOCS.values()) * 3
+    chunks = chunked(doc, 4)
+    counts = {"parsers": 0, "frames": 0}
+    renders: dict[int, int] = {}
+    real_init, real_refresh = MarkdownIt.__init__, LiveArea._refresh
+    real_console = FastMarkdown.__rich_console__
+
+    def count_init(self: MarkdownIt, *args: object, **kwargs: object) -> None:
+        counts["parsers"] += 1
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def count_refresh(self: LiveArea) -> None:
+        counts["frames"] += 1
+        real_refresh(self)
+
+    def count_render(self: FastMarkdown, console: object, options: object) -> object:
+        renders[id(self)] = renders.get(id(self), 0) + 1
+        return real_console(self, console, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownIt, "__init__", count_init)
+    monkeypatch.setattr(LiveArea, "_refresh", count_refresh)
+    monkeypatch.setattr(FastMarkdown, "__rich_console__", count_render)
+    settled: list[object] = []  # the renderables themselves: their ids stay unique
+    from swebash_py.render.markdown_stream import MarkdownStream
+
+    real_print = MarkdownStream._print
+
+    def keep(self: MarkdownStream, blocks: list) -> None:  # type: ignore[type-arg]
+        settled.extend(b.markdown for b in blocks)
+        real_print(self, blocks)
+
+    monkeypatch.setattr(MarkdownStream, "_print", keep)
+    clock = FakeClock(step=0.001)  # 1 ms per reading: chunks arrive far faster than 20 fps
+    console = make_console()
+    r = renderer(console, clock=clock)
+    from tests.render.helpers import text_events
+
+    for event in text_events(chunks):
+        r.handle(event)
+    assert counts["parsers"] == 0
+    assert counts["frames"] <= clock.now * 20 + 5
+    assert counts["frames"] < len(chunks) / 20
+    assert settled and [renders.get(id(m)) for m in settled] == [1] * len(settled)
+    assert screen_of(output(console)) == screen_of(whole_render(doc))
+
+
+def test_a_line_printed_mid_answer_comes_after_the_text_before_it() -> None:
+    """Blocks settle once per frame; a line printed between frames still lands
+    after the answer text that arrived before it."""
+    from swebash_py.events import BlockDelta, BlockStart, Notice, TurnComplete
+
+    class Frozen:
+        def __call__(self) -> float:
+            return 1.0  # no frame is ever due: only forced redraws happen
+
+    console = make_console()
+    r = renderer(console, clock=Frozen())
+    r.handle(BlockStart(index=0, kind="text"))
+    for chunk in chunked("First para.\n\nSecond\nline", 3):
+        r.handle(BlockDelta(index=0, kind="text", text=chunk))
+    r.handle(Notice("a note"))
+    r.handle(TurnComplete(stop_reason="stop"))
+    lines = [line.strip() for line in screen_of(output(console)) if line.strip()]
+    assert lines.index("First para.") < lines.index("a note") < lines.index("Second line")

@@ -82,16 +82,18 @@ def test_json_lines_parse_back_with_types() -> None:
     assert parsed[2]["text"] == "hi\n"
 
 
-def test_make_renderer_picks_plain_for_files_and_no_color() -> None:
+def test_make_renderer_picks_plain_for_files_and_dumb_terminals() -> None:
     assert isinstance(make_renderer(Console(file=io.StringIO())), PlainRenderer)
     tty = Console(file=io.StringIO(), force_terminal=True)
     assert isinstance(make_renderer(tty, tick=None), Renderer)
-    no_color = Console(file=io.StringIO(), force_terminal=True, no_color=True)
-    assert isinstance(make_renderer(no_color), PlainRenderer)
     assert isinstance(make_renderer(tty, plain=True), PlainRenderer)
+    dumb = Console(file=io.StringIO(), force_terminal=True, _environ={"TERM": "dumb"})
+    assert isinstance(make_renderer(dumb), PlainRenderer)
 
 
-def test_make_renderer_honours_no_color_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_color_on_a_terminal_keeps_the_rendered_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """no-color.org asks only that colour go: Markdown is still rendered."""
     monkeypatch.setenv("NO_COLOR", "1")
-    assert isinstance(make_renderer(Console(file=io.StringIO(), force_terminal=True)),
-                      PlainRenderer)
+    console = Console(file=io.StringIO(), force_terminal=True, width=80)
+    assert console.no_color
+    assert isinstance(make_renderer(console, tick=None), Renderer)

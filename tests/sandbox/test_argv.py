@@ -119,3 +119,13 @@ def test_secret_values_redacted() -> None:
     values = secret_values(env)
     text = "a sk-abcdefgh12 b tok-12345678 c 1234567 /home/someone-long"
     assert redact(text, values) == f"a {REDACTED} b {REDACTED} c 1234567 /home/someone-long"
+
+
+def test_run_command_tells_the_model_about_the_isolation() -> None:
+    from swebash_py.tools.command import RunCommand
+
+    spec = RunCommand().spec()
+    text = spec.description
+    for words in ("sandbox", "processes", "ports", "no network", "escalate: true"):
+        assert words in text
+    assert "escalate" in spec.parameters["properties"]

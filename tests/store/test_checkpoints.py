@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from swebash_py.provider.client import ProviderClient
-from swebash_py.provider.retry import RetryPolicy
-from swebash_py.session_wiring import StoreRecorder
 from swebash_py.store import Store
-from tests.agent.helpers import make_agent, run
+from swebash_py.store.recorder import StoreRecorder
+from tests.agent.helpers import make_agent, run, small_window_fitter
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply
 
@@ -62,16 +59,15 @@ def test_checkpoints_are_redacted(tmp_path: Path) -> None:
 async def test_a_compaction_in_the_loop_is_what_a_resume_loads(fake_provider: FakeProvider,
                                                                tmp_path: Path) -> None:
     store = Store(tmp_path / "s.db")
-    agent = make_agent(fake_provider, "openai", Journal())
     recorder = StoreRecorder(store, "openai/test-model", "/w", None)
-    agent._recorder = recorder
+    agent = make_agent(fake_provider, "openai", Journal(), recorder=recorder)
     fake_provider.queue(*[Reply(text=f"answer {i}: " + "words " * 60) for i in range(40)])
     for i in range(40):
         await run(agent, f"question {i}: " + "details " * 60)
-    client = ProviderClient("direct", policy=RetryPolicy(max_retries=0))
-    agent._fitter = ContextFitter(lambda: agent.options.model, client.stream,
-                                  context_window=10_000, max_tokens=500,
-                                  api_base=lambda: fake_provider.url)
+    # The same conversation (history and recorder), now with a small window.
+    agent = make_agent(fake_provider, "openai", Journal(), recorder=recorder,
+                       fitter=small_window_fitter(fake_provider, "openai"),
+                       history=agent.history)
     fake_provider.repeat_last = True
     fake_provider.queue(Reply(text="SUMMARY of forty questions."))
     await run(agent, "and now?")

@@ -108,17 +108,17 @@ def test_a_private_address_asks_even_in_yolo_and_with_an_allow_rule(
     assert preview.must_ask and any("loopback" in w for w in preview.warnings)
     rules = RuleSet.from_lists(["web_fetch"])
     for mode in ("yolo", "ask", "auto-edit"):
-        decision = decide("web_fetch", True, {"url": args.url}, preview, mode, rules, workspace)
+        decision = decide(WebFetch.traits(), {"url": args.url}, preview, mode, rules, workspace)
         assert decision.action == "ask" and "private" in decision.reason
-    assert suggest_rule("web_fetch", {"url": args.url}, preview, workspace) is None
+    assert suggest_rule(WebFetch.traits(), {"url": args.url}, preview, workspace) is None
     # the twin: a public address follows the mode and the rules
     public = WebFetch(resolver=lambda _h, _p: ["93.184.216.34"])
     pub_preview = public.preview(public.Args.model_validate({"url": "http://example.test/"}), ctx)
     assert not pub_preview.must_ask
-    assert decide("web_fetch", True, {}, pub_preview, "yolo", RuleSet(), workspace).action == \
+    assert decide(WebFetch.traits(), {}, pub_preview, "yolo", RuleSet(), workspace).action == \
         "allow"
-    assert decide("web_fetch", True, {}, pub_preview, "ask", rules, workspace).action == "allow"
-    assert decide("web_fetch", True, {}, pub_preview, "ask", RuleSet(), workspace).action == \
+    assert decide(WebFetch.traits(), {}, pub_preview, "ask", rules, workspace).action == "allow"
+    assert decide(WebFetch.traits(), {}, pub_preview, "ask", RuleSet(), workspace).action == \
         "ask"
 
 

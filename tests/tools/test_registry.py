@@ -14,7 +14,7 @@ CONTRACT = {
     "find_files": ({"pattern"}, {"pattern", "path", "sort", "limit"}, True),
     "write_file": ({"path", "content"}, {"path", "content"}, False),
     "edit_file": ({"path", "old_text", "new_text"}, {"path", "old_text", "new_text"}, False),
-    "run_command": ({"command"}, {"command", "timeout", "escalate", "background"}, False),
+    "run_command": ({"command"}, {"command", "timeout", "background", "escalate"}, False),
     "command_output": ({"id"}, {"id", "wait"}, True),
     "stop_command": ({"id"}, {"id"}, False),
     "web_search": ({"query"}, {"query", "max_results"}, True),

@@ -5,31 +5,31 @@ from __future__ import annotations
 import typer
 
 from swebash_py.config import load_settings
+from swebash_py.tools.base import ToolTraits
 
 _ASKS = {
-    "read_file": "no, inside the workspace; yes outside",
-    "list_directory": "no, inside the workspace; yes outside",
-    "search_files": "no, inside the workspace; yes outside",
-    "write_file": "yes, with the new file shown",
-    "edit_file": "yes, with a diff shown",
-    "run_command": "yes, unless an allow rule (or the safe read-only list) covers every part",
-    "web_search": "yes",
-    "web_fetch": "yes (a URL can carry data out); private addresses always ask",
-    "find_files": "no, inside the workspace; yes outside",
-    "command_output": "no",
-    "stop_command": "no",
+    "inside-workspace": "no, inside the workspace; yes outside",
+    "command": ("yes, unless an allow rule (or, inside the sandbox, the read-only list) "
+                "covers every part; escalate: true always asks"),
+    "ask": "yes",
+    "allow": "no",
 }
 
 
-def confirmation(name: str, read_only: bool, mode: str) -> str:
+def confirmation(tool: ToolTraits, mode: str) -> str:
     """Whether a tool asks before running, in words, under ``mode``."""
+    approval = tool.default_approval
     if mode == "strict":
         return "yes, always (strict)"
     if mode == "yolo":
         return "no (yolo), except deny rules and secrets paths"
-    if mode == "auto-edit" and name in ("write_file", "edit_file"):
-        return "no, inside the workspace; yes outside"
-    return _ASKS.get(name, "no" if read_only else "yes")
+    if approval == "auto-edit":
+        if mode == "auto-edit":
+            return _ASKS["inside-workspace"]
+        return f"yes, with {tool.shows} shown" if tool.shows else "yes"
+    if approval == "inside-workspace" and not tool.read_only:
+        return "yes"
+    return _ASKS[approval]
 
 
 def tools() -> None:
@@ -41,6 +41,6 @@ def tools() -> None:
     for tool in default_tools(settings):
         kind = "read-only" if tool.read_only else "changes things"
         summary = tool.description.strip().splitlines()[0]
-        asks = confirmation(tool.name, tool.read_only, settings.approval)
+        asks = confirmation(tool.traits(), settings.approval)
         typer.echo(f"{tool.name:<15} {kind:<15} asks: {asks}")
         typer.echo(f"{'':<15} {summary}")

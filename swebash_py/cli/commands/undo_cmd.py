@@ -35,8 +35,8 @@ def undo(yes: Annotated[bool, typer.Option("-y", "--yes",
                                            help="Do it without asking (files changed since "
                                                 "are left alone).")] = False) -> None:
     """Revert the file changes of the last turn here, showing the diff and asking first."""
+    from swebash_py.build import open_store
     from swebash_py.checkpoints.flow import last_turn, take_back
-    from swebash_py.session_wiring import open_store
 
     settings = load_settings()
     store = open_store()

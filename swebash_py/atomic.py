@@ -1,0 +1,47 @@
+"""Writing a file atomically: the one way we do it (edits, remembered
+approvals, the model-info cache)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: Path, data: bytes, *, new_mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same
+    directory, fsync, ``os.replace``, then fsync the directory. An existing
+    file keeps its mode; a new one gets ``new_mode`` (default: 0o666 less the
+    umask, as ``open`` would)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = new_mode if new_mode is not None else default_file_mode()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def default_file_mode() -> int:
+    """The mode ``open`` gives a new file: 0o666 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

@@ -1,0 +1,176 @@
+"""The one builder: store, provider client, fitter, tools, approver and agent.
+
+``build_session`` makes every object that talks to the outside, once per
+process, and hands each what it needs through its constructor. The one-shot
+runner and the REPL both start here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from swebash_py.agent.hooks import hook_callbacks
+from swebash_py.agent.loop import Agent, AgentOptions
+from swebash_py.approvals.approver import Asker, PolicyApprover
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.config import Settings
+from swebash_py.engine.fitting import ContextFitter
+from swebash_py.engine.secrets import redact
+from swebash_py.engine.system_prompt import build_system_prompt
+from swebash_py.errors import ConfigError, SwebashError
+from swebash_py.paths import data_dir
+from swebash_py.provider.client import ProviderClient
+from swebash_py.provider.retry import RetryPolicy
+from swebash_py.store import Store
+from swebash_py.store.recorder import StoreRecorder
+from swebash_py.tools.background import JobTable
+from swebash_py.tools.base import ToolContext
+from swebash_py.tools.registry import ToolRegistry, default_tools
+
+Suspend = Callable[[], AbstractContextManager[object]]
+
+
+@dataclass
+class Session:
+    """Everything a conversation needs, built together."""
+
+    settings: Settings
+    store: Store
+    recorder: StoreRecorder
+    client: ProviderClient
+    registry: ToolRegistry
+    fitter: ContextFitter
+    approver: PolicyApprover
+    agent: Agent
+    jobs: JobTable | None  # the session's background commands (None: no tools)
+
+    def close(self) -> None:
+        if self.jobs is not None:
+            self.jobs.close()  # background commands end with the session
+        self.store.close()
+
+
+def build_session(settings: Settings, *, resume: str | None = None,
+                  continue_last: bool = False, no_tools: bool = False, debug: bool = False,
+                  asker: Asker | None = None, use_tty: bool = True,
+                  renderer_suspend: Suspend | None = None,
+                  on_notice: Callable[[str], None] = lambda _n: None) -> Session:
+    """A conversation (new, ``resume``d or the latest here) ready for turns."""
+    store = open_store()
+    cwd = str(settings.workspace)
+    session_id = resume_target(store, resume, continue_last, cwd)
+    history = store.load_messages(session_id) if session_id else []
+    recorder = StoreRecorder(store, settings.resolved_model, cwd, session_id)
+    approver = make_approver(settings, asker, use_tty, renderer_suspend)
+    registry = ToolRegistry([] if no_tools else default_tools(settings))
+    client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
+                            on_retry=lambda note: on_notice(redact(note)))
+    options = agent_options(settings, registry, no_tools, debug, session_id)
+    fitter = ContextFitter(lambda: options.model, client.stream,
+                           context_window=settings.context_window,
+                           max_tokens=settings.max_tokens, api_base=lambda: options.api_base)
+    jobs = None if no_tools else JobTable()
+    context = ToolContext(workspace=settings.workspace,
+                          command_timeout=settings.tools.command_timeout,
+                          max_output_chars=settings.tools.max_output_chars,
+                          checkpoints=recorder, jobs=jobs, settings=settings)
+    pre_hook, post_hook = hook_callbacks(settings.hooks, cwd, on_notice)
+    agent = Agent(options, client.stream, registry, context, approver=approver,
+                  history=history, recorder=recorder, fitter=fitter,
+                  pre_hook=pre_hook, post_hook=post_hook)
+    return Session(settings, store, recorder, client, registry, fitter, approver, agent,
+                   jobs)
+
+
+def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, debug: bool,
+                  session_id: str | None) -> AgentOptions:
+    system = build_system_prompt(settings.workspace, registry.names(), settings.system_prompt)
+    return AgentOptions(
+        model=settings.resolved_model, system=system, max_iterations=settings.max_iterations,
+        temperature=settings.temperature, max_tokens=settings.max_tokens,
+        api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
+        session_id=session_id, cost_fn=_cost)
+
+
+def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,
+                  renderer_suspend: Suspend | None) -> PolicyApprover:
+    """Approvals under the configured mode and rules; questions on the terminal
+    unless an ``asker`` is given (the REPL's) or there is no one to ask."""
+    if asker is None and use_tty:  # under yolo too: an escalation always asks
+        from swebash_py.ui.tty_asker import terminal_asker
+
+        asker = terminal_asker(renderer_suspend)
+    return PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker,
+                          sandboxed=lambda: sandbox_active(settings),
+                          host_allow=host_rules_from(settings),
+                          preview_mode=lambda pending, mode: _preview_mode(pending, mode,
+                                                                           settings))
+
+
+def _preview_mode(pending: Any, approval_mode: str, settings: Settings) -> str:
+    """Whether a call that would ask runs as a preview first (preview.policy)."""
+    from swebash_py.preview.policy import preview_mode
+
+    return preview_mode(pending, approval_mode, settings)
+
+
+def rules_from(settings: Settings) -> RuleSet:
+    try:
+        return RuleSet.from_lists(settings.permissions.allow, settings.permissions.deny)
+    except ValueError as exc:
+        raise ConfigError(f"config error: [permissions]: {exc}") from exc
+
+
+def sandbox_active(settings: Settings) -> bool:
+    """Whether model commands run in a working OS sandbox."""
+    from swebash_py.sandbox.runner import available
+
+    return settings.sandbox.mode != "off" and available().ok
+
+
+def host_rules_from(settings: Settings) -> RuleSet:
+    from swebash_py.sandbox.grant import host_rules
+
+    try:
+        return host_rules(settings.sandbox.host_allow)
+    except ValueError as exc:
+        raise ConfigError(f"config error: [sandbox] host_allow: {exc}") from exc
+
+
+def open_store() -> Store:
+    """The sessions database under the data directory; a filesystem or SQLite
+    failure becomes one ``SwebashError`` naming the path."""
+    directory = data_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return Store(directory / "sessions.db")
+    except (OSError, sqlite3.Error) as exc:
+        raise SwebashError(f"cannot open the sessions database in {directory}: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from exc
+
+
+def resume_target(store: Store, resume: str | None, continue_last: bool,
+                  cwd: str) -> str | None:
+    """The session id to continue, if one is asked for."""
+    if resume:
+        info = store.get_session(resume)
+        if info is None:
+            raise SwebashError(f"no session '{resume}' (see `ai sessions list`)")
+        return str(info.id)
+    if continue_last:
+        found = store.latest_session(cwd)
+        if found is None:
+            raise SwebashError("no earlier session to continue here")
+        return str(found)
+    return None
+
+
+def _cost(model: str, input_tokens: int, output_tokens: int, cache_read: int,
+          cache_write: int) -> float | None:
+    from swebash_py.engine import modelinfo
+
+    return modelinfo.cost(model, input_tokens, output_tokens, cache_read, cache_write)

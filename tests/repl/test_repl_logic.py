@@ -1,0 +1,70 @@
+"""REPL logic in-process: prompt-toolkit reads a pipe, output is captured.
+
+The pty tests in tests/e2e keep the real terminal (Ctrl-C, the early prompt,
+questions on /dev/tty); what only checks what a slash command does lives here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from swebash_py.cli.invocation import Invocation
+from swebash_py.config import load_settings
+from swebash_py.repl.session import Repl
+from tests.fakeprovider import FakeProvider, Reply
+
+
+async def drive(fp: FakeProvider, lines: list[str], capsys: pytest.CaptureFixture[str],
+                model: str = "openai/x") -> str:
+    """Run the REPL on ``lines`` (then /exit); returns what it printed."""
+    settings = load_settings({"model": model, "api_base": fp.url})
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        repl = Repl(settings, Invocation())
+        pipe.send_text("".join(f"{line}\n" for line in [*lines, "/exit"]))
+        assert await repl.run() == 0
+    return capsys.readouterr().out
+
+
+async def test_slash_commands(fake_provider: FakeProvider,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="First session answer.", usage=(100, 20)))
+    out = await drive(fake_provider, [
+        "/help", "/approval strict", "/approval sometimes", "/model anthropic/claude-x",
+        "/tools", "remember the first session", "/cost", "/sessions", "/clear", "/cost",
+        "/nonsense"], capsys)
+    for name in ("/model", "/approval", "/resume", "/compact", "/cost", "!command"):
+        assert name in out
+    assert "approval: strict" in out and "unknown mode sometimes" in out
+    assert re.search(r"model: anthropic/claude-x \(direct \(anthropic wire format\)\)", out)
+    assert "run_command" in out and "yes, always (strict)" in out
+    assert "First session answer." in out
+    assert fake_provider.requests[-1].path.endswith("/messages")  # the /model switch took
+    assert "turn 1: 100 in, 20 out, cost unknown" in out
+    assert "100 tokens in, 20 out, cost unknown" in out
+    assert re.search(r"\* ([0-9a-f]+) ", out)
+    assert "new session" in out and "no tokens used yet" in out
+    assert "unknown command /nonsense" in out
+
+
+async def test_resume_brings_back_the_history(fake_provider: FakeProvider,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="First session answer."))
+    out = await drive(fake_provider, ["remember the first session", "/sessions"], capsys)
+    first = re.search(r"\* ([0-9a-f]+) ", out)
+    assert first is not None
+    fake_provider.queue(Reply(text="Resumed answer."))
+    out = await drive(fake_provider, [f"/resume {first.group(1)}", "and again"], capsys)
+    assert f"resumed {first.group(1)}" in out and "Resumed answer." in out
+    assert "remember the first session" in json.dumps(fake_provider.requests[-1].body)
+
+
+async def test_compact_with_nothing_to_compact(fake_provider: FakeProvider,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    out = await drive(fake_provider, ["/compact"], capsys)
+    assert "nothing to compact yet" in out
