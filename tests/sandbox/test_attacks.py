@@ -180,7 +180,7 @@ def test_setsid_does_not_outlive_the_command(
            f"setsid sleep {marker} > /dev/null 2>&1 < /dev/null & echo started", "-y",
            *(OFF if off else ()))
     if off:
-        assert host_pids(f"sleep {marker}")  # twin: it escaped
+        assert wait_until(lambda: host_pids(f"sleep {marker}"))  # twin: it escaped
     else:
         assert wait_until(lambda: not host_pids(f"sleep {marker}"))
 
