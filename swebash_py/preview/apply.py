@@ -66,16 +66,21 @@ def conflict(change: Change, start_ns: int) -> str | None:
     return None
 
 
-def apply(changes: ChangeSet, journal: Journal | None = None) -> ApplyReport:
-    """Apply every change that does not conflict; see the module docstring."""
+INSIDE_SKIPPED = "inside a path that was not applied"
+
+
+def apply(changes: ChangeSet, journal: Journal | None = None,
+          overwrite: frozenset[Path] = frozenset()) -> ApplyReport:
+    """Apply every change that does not conflict (or that the user said to
+    ``overwrite``, after seeing the conflict); see the module docstring."""
     report = ApplyReport()
     skipped: list[Path] = []
     dir_modes: list[Change] = []
     for change in changes.changes:
         if any(change.path.is_relative_to(s) for s in skipped):
-            report.conflicts.append((change, "inside a path that was not applied"))
+            report.conflicts.append((change, INSIDE_SKIPPED))
             continue
-        why = conflict(change, changes.start_ns)
+        why = None if change.path in overwrite else conflict(change, changes.start_ns)
         if why is not None:
             report.conflicts.append((change, why))
             skipped.append(change.path)

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.events import PreviewEvent
+from swebash_py.preview.changes import Change
 from swebash_py.preview.run import Preview, PreviewUnavailable, bound_message
-from swebash_py.preview.summary import as_json, counts_line, summary_text
+from swebash_py.preview.summary import as_json, change_line, counts_line, shown_name, summary_text
 from swebash_py.tools.base import ToolContext, ToolResult
 
 Outcome = Literal["no-changes", "applied", "discarded", "over-bound"]
@@ -85,14 +86,19 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
     if decided == "discarded":
         return Previewed(answered, _discarded(answered.reason, result), decided)
     record = journal() if journal is not None else _store_journal(context)
-    report = preview.apply(record)
+    report = preview.apply(record, keep=True)
+    kept = report.conflicts
+    if kept:  # changed in the workspace since the preview: shown, and asked again
+        again = await approver.ask(dataclasses.replace(pending, preview=dataclasses.replace(
+            pending.preview, output=None, changes=conflicts_text(kept))), verdict)
+        if again.action == "allow":
+            kept = preview.apply_conflicts(report, record).conflicts
     text = f"{result.output}\n[changes applied: {counts_line(preview.changes)}]"
-    if report.conflicts:
-        names = ", ".join(f"{c.rel} ({why})" for c, why in report.conflicts[:20])
+    if kept:
+        names = ", ".join(f"{shown_name(c.rel)} ({why})" for c, why in kept[:20])
         text += f"\n[not applied, to keep the user's changes: {names}]"
     applied = dataclasses.replace(result, output=text, metadata={
-        **result.metadata, "applied": len(report.applied),
-        "conflicts": [str(c.path) for c, _ in report.conflicts]})
+        **result.metadata, "conflicts": [str(c.path) for c, _ in kept]})
     if record is not None and hasattr(record, "commit"):
         record.commit(pending.call.name)
         if note := record.note():
@@ -108,6 +114,16 @@ def _store_journal(context: ToolContext) -> Any:
     from swebash_py.preview.checkpoint import StoreJournal
 
     return StoreJournal(checkpoints)
+
+
+def conflicts_text(conflicts: list[tuple[Change, str]]) -> str:
+    """The second question: what the user changed since the preview began."""
+    lines = [f"changed in the workspace since the preview began ({len(conflicts)}); "
+             "applying overwrites your version with the command's:"]
+    lines += [f"  ! {change_line(c)}  [{why}]" for c, why in conflicts[:40]]
+    if len(conflicts) > 40:
+        lines.append(f"  … {len(conflicts) - 40} more")
+    return "\n".join(lines)
 
 
 def _discarded(reason: str, result: ToolResult) -> ToolResult:

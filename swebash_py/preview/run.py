@@ -49,12 +49,26 @@ class Preview:
     def changed(self) -> bool:
         return bool(self.changes)
 
-    def apply(self, journal: Journal | None = None) -> ApplyReport:
-        """Apply the changes (never past the bound), then free the overlay."""
+    def apply(self, journal: Journal | None = None, *, keep: bool = False) -> ApplyReport:
+        """Apply the changes (never past the bound), then free the overlay
+        (``keep``: not yet, the conflicts may still be applied)."""
         if self.over_bound:
             raise PreviewUnavailable(bound_message(self.max_mb))
         try:
             return apply(self.changes, journal)
+        finally:
+            if not keep:
+                self.discard()
+
+    def apply_conflicts(self, report: ApplyReport, journal: Journal | None = None
+                        ) -> ApplyReport:
+        """Apply what conflicted, overwriting the user's changes (they said so)."""
+        from swebash_py.preview.apply import INSIDE_SKIPPED
+
+        try:
+            redo = ChangeSet([c for c, _ in report.conflicts], self.changes.start_ns)
+            force = frozenset(c.path for c, why in report.conflicts if why != INSIDE_SKIPPED)
+            return apply(redo, journal, force)
         finally:
             self.discard()
 

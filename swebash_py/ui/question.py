@@ -17,8 +17,9 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
                         rule: list[str] | None) -> RenderableType:
     """Tool, full arguments (command, diff, new file), warnings, paths."""
     preview = pending.preview
-    verb = " ran as a preview (nothing has changed yet):" if preview.changes is not None \
-        else " wants to run:"
+    verb = (" wants to run:" if preview.changes is None
+            else " ran as a preview (nothing has changed yet):" if preview.output is not None
+            else ": some of its changes meet yours:")
     parts: list[RenderableType] = [
         Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), verb)]
     if preview.detail_kind == "command" and preview.detail:

@@ -206,3 +206,28 @@ def test_an_instruction_discards_and_reaches_the_model(fake_provider: FakeProvid
     assert (workspace / "gone.txt").exists() and not (workspace / "made.txt").exists()
     sent, _ = last_result(fake_provider)
     assert "changes discarded" in sent and "keep gone.txt please" in sent
+
+
+@pytest.mark.parametrize("answer", ["n", "y"])
+def test_a_file_changed_meanwhile_is_shown_and_asked_about_again(
+        fake_provider: FakeProvider, spawn_ai: Any, workspace: Path, answer: str) -> None:
+    seed(workspace)
+    fake_provider.queue(command_reply(COMMAND), Reply(text="all done"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect("Allow these changes")
+    (workspace / "kept.txt").write_text("the user's edit\n")  # while the question waits
+    child.sendline("y")
+    child.expect("some of its changes meet yours")
+    child.expect(r"! ~ kept.txt")
+    child.expect("Allow these changes")
+    assert (workspace / "made.txt").exists()  # what did not conflict is applied already
+    child.sendline(answer)
+    child.expect("all done")
+    assert finish(child) == 0
+    sent, _ = last_result(fake_provider)
+    if answer == "n":
+        assert (workspace / "kept.txt").read_text() == "the user's edit\n"
+        assert "not applied, to keep the user's changes: kept.txt" in sent
+    else:  # twin: only the user's own yes overwrites
+        assert (workspace / "kept.txt").read_text() == "kept\nmore\n"
+        assert "not applied" not in sent
