@@ -26,6 +26,7 @@ Options:
   -s, --shell            ask for one shell command, then run / edit / describe it
   --explain              explain a shell command in a few lines
   --debug                show full tracebacks and provider details
+  --trust                use this folder's .swebash/ settings without asking
   -V, --version          print the version and exit
   -h, --help             show this message and exit
 
@@ -34,6 +35,8 @@ Commands:
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
   undo [--yes]                                revert the file changes of the last turn here
+  mcp list                                    MCP servers, their state and tools
+  config trust list|revoke PATH               trusted project folders
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).

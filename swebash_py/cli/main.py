@@ -6,7 +6,8 @@ the typer application in ``cli.subcommands``; everything else is a question
 (or the REPL), parsed by ``cli.args`` and run by ``cli.oneshot`` (or
 ``repl.session``) inside this module's error boundary: one ``ai: ...`` line
 for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C,
-143 / 129 on SIGTERM / SIGHUP (``stopsignals``).
+143 / 129 on SIGTERM / SIGHUP (``stopsignals``), 141 (quietly) when the reader of
+our output has gone.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from swebash_py import __version__
 from swebash_py.cli.helptext import TOP_LEVEL_HELP
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
-SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor")  # the words typer handles
+SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp")  # the words typer handles
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
@@ -88,6 +89,10 @@ def run_guarded(invocation: Invocation) -> int:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             sys.stderr.write(f"\n{stopsignals.describe()}\n")
         return stopsignals.exit_code(130)
+    except BrokenPipeError:  # the reader of our output went away: end quietly
+        from swebash_py.cli.pipes import quiet_broken_pipe
+
+        return quiet_broken_pipe()
     except SwebashError as exc:
         from swebash_py import early_prompt
 
@@ -109,8 +114,10 @@ def execute(invocation: Invocation) -> int:
     from swebash_py.cli.stdin import compose_question, read_piped
     from swebash_py.config import load_settings
     from swebash_py.errors import UsageError
+    from swebash_py.project.loading import project_decider
 
-    settings = load_settings(invocation.setting_flags())
+    settings = load_settings(invocation.setting_flags(),
+                             project=project_decider(invocation.trust))
     piped = read_piped()
     question = compose_question(invocation.question, piped)
     if not question:

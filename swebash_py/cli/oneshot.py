@@ -12,7 +12,8 @@ from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnEvent
 
-EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
+EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_iterations": 1,
+                "error": 1, "cancelled": 130}
 
 
 def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
@@ -54,18 +55,38 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         else:
             _error_line(sys.stderr, event.message)
 
+    extensions = session.extensions
     unsaved = False
+    done = None
+    piped_away: int | None = None
+    turn = session.agent.run_turn(question)
     try:
         for note in notes:
             renderer.handle(Notice(note))
+        if extensions.mcp:  # offered tools: the model sees them only once they answered
+            extensions.mcp.start()
+            await extensions.mcp.wait_ready()
         sink = renderer if json_output else _TextSink(renderer)
-        done = await consume(session.agent.run_turn(question), sink, on_error)
+        done = await consume(turn, sink, on_error)
         if problem := session.recorder.take_problem():  # the answer stood; saving it failed
             _error_line(sys.stderr, str(problem))
             unsaved = True
+    except BrokenPipeError:  # `ai "x" | head`: the reader has gone
+        from swebash_py.cli.pipes import quiet_broken_pipe
+
+        piped_away = quiet_broken_pipe()
     finally:
-        renderer.close()
+        await turn.aclose()  # stops the turn (recorded as cancelled) before the store closes
+        try:
+            renderer.close()
+        except BrokenPipeError:
+            from swebash_py.cli.pipes import quiet_broken_pipe
+
+            piped_away = quiet_broken_pipe()
+        await extensions.close()
         session.close()
+    if piped_away is not None:
+        return piped_away
     if done is None:
         return 1
     if collect is not None:
