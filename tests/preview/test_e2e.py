@@ -8,10 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from tests.agent.helpers import sent_results
 from tests.e2e.conftest import run_ai
+from tests.e2e.test_json_events import SCHEMA_PATH
 from tests.e2e.test_pty import finish, model_args
 from tests.fakeprovider import FakeProvider, Reply
 from tests.preview.conftest import needs_overlay
@@ -116,6 +118,10 @@ def test_json_has_the_change_list(fake_provider: FakeProvider, workspace: Path) 
     events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     (preview,) = [e for e in events if e["type"] == "preview"]
     assert preview["outcome"] == "discarded"
+    schema = json.loads(SCHEMA_PATH.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for event in events:  # the preview event is in the --json schema like every other
+        validator.validate(event)
     assert {(Path(c["path"]).name, c["action"]) for c in preview["changes"]} == {
         ("made.txt", "create"), ("kept.txt", "modify"), ("gone.txt", "delete")}
 
