@@ -124,7 +124,16 @@ def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,
         asker = terminal_asker(renderer_suspend)
     return PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker,
                           sandboxed=lambda: sandbox_active(settings),
-                          host_allow=host_rules_from(settings))
+                          host_allow=host_rules_from(settings),
+                          preview_mode=lambda pending, mode: _preview_mode(pending, mode,
+                                                                           settings))
+
+
+def _preview_mode(pending: Any, approval_mode: str, settings: Settings) -> str:
+    """Whether a call that would ask runs as a preview first (preview.policy)."""
+    from swebash_py.preview.policy import preview_mode
+
+    return preview_mode(pending, approval_mode, settings)
 
 
 def rules_from(settings: Settings) -> RuleSet:

@@ -211,6 +211,18 @@ class ApprovalEvent(Event):
 
 
 @dataclass(frozen=True)
+class PreviewEvent(Event):
+    """A command's preview: what it would change and what became of it."""
+
+    type: ClassVar[str] = "preview"
+    call_id: str
+    tool: str
+    outcome: Literal["no-changes", "applied", "discarded", "over-bound"]
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    summary: str = ""
+
+
+@dataclass(frozen=True)
 class UsageEvent(Event):
     """Tokens and cost of one model request."""
 
@@ -251,5 +263,5 @@ class TurnComplete(Event):
 
 TurnEvent = (
     TurnStart | BlockStart | BlockDelta | BlockStop | ToolProgress | ApprovalEvent
-    | UsageEvent | Notice | ErrorEvent | TurnComplete
+    | PreviewEvent | UsageEvent | Notice | ErrorEvent | TurnComplete
 )

@@ -17,6 +17,7 @@ from swebash_py.events import (
     BlockStop,
     ErrorEvent,
     Notice,
+    PreviewEvent,
     ToolProgress,
     TurnComplete,
     TurnEvent,
@@ -39,7 +40,7 @@ def route(event: TurnEvent) -> Literal["error", "complete", "show"]:
         case TurnComplete():
             return "complete"
         case (TurnStart() | BlockStart() | BlockDelta() | BlockStop() | ToolProgress()
-              | ApprovalEvent() | UsageEvent() | Notice()):
+              | ApprovalEvent() | PreviewEvent() | UsageEvent() | Notice()):
             return "show"
         case _:
             assert_never(event)

@@ -26,7 +26,14 @@ from swebash_py.agent.truncate import cap_middle
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ToolResultBlock, ToolUseBlock
-from swebash_py.events import ApprovalEvent, BlockStart, BlockStop, ToolProgress, TurnEvent
+from swebash_py.events import (
+    ApprovalEvent,
+    BlockStart,
+    BlockStop,
+    Notice,
+    ToolProgress,
+    TurnEvent,
+)
 from swebash_py.sandbox.values import redact_result
 from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 
@@ -60,6 +67,7 @@ class ToolExecutor:
                  emit: Emit, next_index: Callable[[], int], *, max_concurrency: int = 8,
                  timeout: float | None = None, pre_hook: PreHook | None = None,
                  post_hook: PostHook | None = None, debug: bool = False,
+                 journal: Callable[[], Any] | None = None,
                  on_result: OnResult = lambda _block: None,
                  audit: AuditSink | None = None) -> None:
         self._registry = registry
@@ -74,6 +82,7 @@ class ToolExecutor:
         self._pre_hook, self._post_hook = pre_hook, post_hook
         self._debug = debug
         self._audit = audit
+        self._journal = journal  # a preview's apply records into it (undo)
         self._slots: list[_Slot] = []
         self._stream_done = asyncio.Event()
         self._ask_gate: asyncio.Future[None] | None = None
@@ -136,6 +145,8 @@ class ToolExecutor:
             pending = pending_or_error
             await _wait_for(before, writes_only=pending.tool.read_only)
             verdict = await self._decide(pending, gate_before, my_gate)
+            if verdict.preview and verdict.action == "ask":  # the gate is still held
+                return self._finish(call, await self._previewed(pending, verdict))
             label = label_for(verdict.action, verdict.by, getattr(self._approver, "mode", ""),
                               verdict.label)
             if verdict.action != "allow":
@@ -182,12 +193,70 @@ class ToolExecutor:
             await self._stream_done.wait()
             if gate_before is not None:
                 await gate_before
+            if verdict.preview == "first":
+                return verdict  # asked after its preview (preview.flow)
+            mode = verdict.preview
             verdict = await self._approver.ask(pending, verdict)
+            if mode and verdict.action == "allow":  # strict: the preview follows the question
+                return dataclasses.replace(verdict, action="ask", preview=mode)
         _pass_gate(gate_before, my_gate)
         action: Literal["allow", "deny"] = "allow" if verdict.action == "allow" else "deny"
         self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
                                  verdict.reason))
         return verdict
+
+    async def _previewed(self, pending: PendingCall, verdict: Verdict) -> ToolResult:
+        """Run as a preview, ask about its changes, apply or discard; falls back
+        to the ordinary question (one line saying why) when no overlay can be
+        set up for this command."""
+        from swebash_py.preview.flow import PreviewUnavailable, previewed_call
+
+        call = pending.call
+        if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
+            self._emit(ApprovalEvent(call.id, call.name, "deny", "hook", hook_denial))
+            self._record(pending, "hook", None)
+            return ToolResult(f"denied by a hook: {hook_denial}", is_error=True)
+        context = dataclasses.replace(self._context, progress=self._progress_sink(call),
+                                      grant="write")
+        self._started.add(call.id)
+        self._emit(ToolProgress(call.id, call.name, "running"))
+        try:
+            done = await previewed_call(pending, verdict, self._approver, context, self._emit,
+                                        self._journal)
+        except PreviewUnavailable as exc:
+            note = f"no preview for this command: {exc}"
+            self._emit(Notice(note))
+            if verdict.preview == "first":
+                verdict = await self._approver.ask(pending, dataclasses.replace(
+                    verdict, preview="", warnings=[*verdict.warnings, note]))
+            self._emit(ApprovalEvent(call.id, call.name,
+                                     "allow" if verdict.action == "allow" else "deny",
+                                     verdict.by, verdict.reason))
+            label = label_for(verdict.action, verdict.by, getattr(self._approver, "mode", ""),
+                              verdict.label)
+            if verdict.action != "allow":
+                self._record(pending, label, None)
+                return ToolResult(_denial_text(verdict), is_error=True)
+            started = time.monotonic()
+            result = await self._run(pending, verdict.grant)
+            self._record(pending, label, result, time.monotonic() - started)
+        except Exception as exc:  # a failed preview applies nothing and must not crash
+            detail = traceback.format_exc() if self._debug else ""
+            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
+                              .rstrip(), is_error=True)
+        else:
+            self._emit(ApprovalEvent(call.id, call.name,
+                                     "allow" if done.verdict.action == "allow" else "deny",
+                                     done.verdict.by, done.verdict.reason))
+            result = done.result
+            applied = done.verdict.action == "allow"
+            self._record(pending, label_for(done.verdict.action, done.verdict.by,
+                                            getattr(self._approver, "mode", ""),
+                                            done.verdict.label) if applied else "discarded",
+                         result if applied else None)
+        if self._post_hook:
+            await self._post_hook(pending, result)
+        return result
 
     async def _run(self, pending: PendingCall, grant: str = "write") -> ToolResult:
         call = pending.call

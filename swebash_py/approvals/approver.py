@@ -54,13 +54,15 @@ class PolicyApprover:
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
                  asker: Asker | None, *,
                  sandboxed: Callable[[], bool] = lambda: True,
-                 host_allow: RuleSet | None = None) -> None:
+                 host_allow: RuleSet | None = None,
+                 preview_mode: Callable[[PendingCall, str], str] = lambda _p, _m: "") -> None:
         self.mode = mode
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
         self._sandboxed = sandboxed
         self._host = host_allow or RuleSet()
+        self._preview_mode = preview_mode
 
     @property
     def rules(self) -> RuleSet:
@@ -93,6 +95,8 @@ class PolicyApprover:
                                             sandboxed=sandboxed)
             if not (configured_only.action == "allow" and configured_only.by == "rule"):
                 result.label = "user-always"  # a rule the user's "always" answer made
+        if result.action == "ask" and grant == "write":  # a question: a preview first?
+            result.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
         return result
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:

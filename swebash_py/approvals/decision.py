@@ -46,6 +46,7 @@ class Decision:
     label: str = ""  # the audit's decision label (see ``approvals.audit``), when known
     read_only_list: bool = False  # allowed only by the built-in read-only command list
     grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
+    preview: Literal["", "first", "after"] = ""  # run as a preview first (preview.policy)
 
 
 Verdict = Decision  # the name the executor and the question UI use

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from swebash_py.paths import config_path, data_dir
@@ -43,6 +44,31 @@ def sandbox_check(settings: Any) -> Check:
         return Check("sandbox", "ok", f"{found.detail} ({mode}, {net})")
     return Check("sandbox", "fail", f"{found.name} unavailable: {found.detail}. Until then every "
                                     "command asks first (only plain file reads run unasked)")
+
+
+def preview_check(settings: Any) -> Check:
+    """Whether commands that would ask run as a preview first, or why not."""
+    from swebash_py.preview.policy import unavailable_reason
+    from swebash_py.sandbox.policy import effective_mode
+
+    section = settings.sandbox
+    fallback = "commands that would ask, ask before they run"
+    if not section.preview:
+        return Check("preview", "warn", f"off ([sandbox] preview = false): {fallback}")
+    if effective_mode(section.mode, "write") != "workspace-write":
+        return Check("preview", "warn", f"not with sandbox mode {section.mode}: {fallback}")
+    why = unavailable_reason()
+    if why is not None:
+        return Check("preview", "warn", f"unavailable: {why}; {fallback}")
+    from swebash_py.sandbox import overlay
+
+    found = overlay.support()
+    here = overlay.why_not([Path(os.path.realpath(settings.workspace))])
+    if here is not None:
+        return Check("preview", "warn", f"{found.how} works, but not in this workspace "
+                                        f"({here}): {fallback}")
+    return Check("preview", "ok", f"{found.how}; overlay bounded by a "
+                                  f"{section.preview_max_mb} MB tmpfs (preview_max_mb)")
 
 
 def provider_check(settings: Any) -> Check:
@@ -84,8 +110,8 @@ def search_check() -> Check:
 
 
 def run_checks(settings: Any) -> list[Check]:
-    return [sandbox_check(settings), provider_check(settings), paths_check(), search_check(),
-            *mcp_checks(settings)]
+    return [sandbox_check(settings), preview_check(settings), provider_check(settings),
+            paths_check(), search_check(), *mcp_checks(settings)]
 
 
 def mcp_checks(settings: Any) -> list[Check]:

@@ -25,6 +25,7 @@ from swebash_py.events import (
     BlockStop,
     ErrorEvent,
     Notice,
+    PreviewEvent,
     ToolProgress,
     TurnComplete,
     TurnStart,
@@ -34,6 +35,7 @@ from swebash_py.render.lines import (
     cancelled_line,
     error_line,
     notice_line,
+    preview_lines,
     stop_reason_line,
     thinking_line,
     usage_line,
@@ -100,6 +102,8 @@ class Renderer:
             elif isinstance(event, ApprovalEvent):
                 state = self._tools.get(event.call_id)
                 self._print(approval_line(event, state.args if state else ""))
+            elif isinstance(event, PreviewEvent):
+                self._print(preview_lines(event.outcome, event.summary, full=False))
             elif isinstance(event, UsageEvent):
                 if self.show_usage:
                     self._print(usage_line(event))

@@ -33,6 +33,21 @@ def notice_line(message: str) -> Text:
     return Text(one_line(message, 500), style="dim")
 
 
+def preview_lines(outcome: str, summary: str, *, full: bool) -> Text | None:
+    """A command preview's outcome: its change list in plain output, one line live
+    (the question showed the list)."""
+    if outcome == "no-changes":
+        return None
+    head = {"applied": "changes applied", "discarded": "changes discarded",
+            "over-bound": "preview stopped at its bound"}.get(outcome, outcome)
+    lines = summary.splitlines()
+    if not full:
+        return Text(f"preview: {head} ({one_line(lines[0] if lines else '', 200)})",
+                    style="dim")
+    body = "\n".join(neutralize(line)[:500] for line in lines)
+    return Text(f"preview: {head}\n{body}", style="dim")
+
+
 def error_line(message: str) -> Text:
     return Text("Error: " + one_line(message, 500), style="red")
 

@@ -22,10 +22,17 @@ from swebash_py.events import (
     BlockStop,
     ErrorEvent,
     Notice,
+    PreviewEvent,
     TurnComplete,
     UsageEvent,
 )
-from swebash_py.render.lines import error_line, notice_line, stop_reason_line, usage_line
+from swebash_py.render.lines import (
+    error_line,
+    notice_line,
+    preview_lines,
+    stop_reason_line,
+    usage_line,
+)
 from swebash_py.render.sanitize import StreamNeutralizer, one_line
 from swebash_py.render.tools_view import ToolState, approval_line, result_view, short_args
 
@@ -55,6 +62,8 @@ class PlainRenderer:
             self._on_stop(event)
         elif isinstance(event, ApprovalEvent):
             self._line(approval_line(event, self._args.get(event.call_id, "")))
+        elif isinstance(event, PreviewEvent):
+            self._line(preview_lines(event.outcome, event.summary, full=True))
         elif isinstance(event, UsageEvent):
             if self.show_usage:
                 self._line(usage_line(event))

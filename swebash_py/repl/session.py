@@ -338,13 +338,13 @@ class Repl:
     async def _ask(self, pending: PendingCall, verdict: Verdict,
                    rule: list[str] | None) -> Answer:
         from swebash_py.approvals.approver import Answer, parse_answer
-        from swebash_py.ui.question import PROMPT, question_renderable
+        from swebash_py.ui.question import prompt_for, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks
             with self.renderer.suspend():
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
-                    line = await self.question_prompt.prompt_async(PROMPT)
+                    line = await self.question_prompt.prompt_async(prompt_for(pending))
                 except (KeyboardInterrupt, EOFError):
                     if self._turn_task is not None:
                         self._turn_task.cancel()

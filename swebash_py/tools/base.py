@@ -118,6 +118,8 @@ class Preview:
     sensitive: bool = False
     protected: bool = False
     warnings: list[str] = field(default_factory=list)
+    output: str | None = None  # a preview run's output (tail), for the changes question
+    changes: str | None = None  # a preview run's changes (preview.summary)
     must_ask: str | None = None
 
 

@@ -155,19 +155,43 @@ class RunCommand(Tool[RunCommandArgs]):
                 plain_env=command_env(extra=ctx.env))
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
-        meta = {"exit_code": res.returncode, "duration": round(res.duration, 3),
-                "timed_out": res.timed_out, "signal": res.signal,
-                "output_bytes": res.total_bytes, "cut_bytes": res.cut_bytes,
-                "sandbox": policy.mode}
-        text = format_result(res, limit)
-        if policy.mode != "off":
-            note = access_note(res.output, policy) if res.returncode != 0 else None
-            text += "\n" + status_note(policy) + (f"\n{note}" if note else "")
-        elif ctx.grant == "host":
-            text += "\n[ran outside the sandbox, as approved]"
-        elif _configured_mode(ctx) != "off":
-            text += "\n[no sandbox is available here (see `ai doctor`): ran unconfined]"
-        return ToolResult(text, is_error=res.timed_out, metadata=meta)
+        return command_result(res, limit, policy, ctx)
+
+    async def run_preview(self, args: RunCommandArgs, ctx: ToolContext,
+                          max_mb: int) -> tuple[Any, ToolResult]:
+        """Run as a preview (``preview.run``): its writes are caught, not made.
+        Raises ``PreviewUnavailable`` when no overlay can be set up for it."""
+        from swebash_py.preview.run import run_preview
+
+        limit = self.timeout(args, ctx)
+        half = max(2_000, ctx.max_output_chars // 2 - 200)
+        policy = build_policy(ctx.settings if ctx.settings is not None else _default_settings(),
+                              "write", ctx.workspace)
+        try:
+            found = await run_preview([pick_shell(), "-c", args.command], policy,
+                                      timeout=limit, max_mb=max_mb, on_output=ctx.progress,
+                                      extra_env=ctx.env, head=half, tail=half)
+        except OSError as exc:
+            raise ToolFailed(f"could not start the shell: {exc}") from exc
+        return found, command_result(found.result, limit, policy, ctx)
+
+
+def command_result(res: ProcResult, limit: float, policy: SandboxPolicy,
+                   ctx: ToolContext) -> ToolResult:
+    """The result text and metadata of a finished command."""
+    meta = {"exit_code": res.returncode, "duration": round(res.duration, 3),
+            "timed_out": res.timed_out, "signal": res.signal,
+            "output_bytes": res.total_bytes, "cut_bytes": res.cut_bytes,
+            "sandbox": policy.mode}
+    text = format_result(res, limit)
+    if policy.mode != "off":
+        note = access_note(res.output, policy) if res.returncode != 0 else None
+        text += "\n" + status_note(policy) + (f"\n{note}" if note else "")
+    elif ctx.grant == "host":
+        text += "\n[ran outside the sandbox, as approved]"
+    elif _configured_mode(ctx) != "off":
+        text += "\n[no sandbox is available here (see `ai doctor`): ran unconfined]"
+    return ToolResult(text, is_error=res.timed_out, metadata=meta)
 
 
 def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:

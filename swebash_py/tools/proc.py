@@ -164,19 +164,24 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       env: Mapping[str, str], timeout: float,
                       on_output: Callable[[str], None] = lambda _t: None,
                       head: int = 15_000, tail: int = 15_000,
-                      grace: float = 2.0, drain: float = 0.5) -> ProcResult:
-    """Run ``argv`` to completion (or timeout) and return what it did."""
+                      grace: float = 2.0, drain: float = 0.5,
+                      pass_fds: Sequence[int] = (),
+                      on_start: Callable[[int], None] = lambda _pid: None) -> ProcResult:
+    """Run ``argv`` to completion (or timeout) and return what it did.
+
+    ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned."""
     start = time.monotonic()
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        start_new_session=True, limit=CHUNK))
+        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds)))
     try:
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:  # cancelled while starting: the group must not live on
         with contextlib.suppress(Exception):
             signal_group((await spawn).pid, signal.SIGKILL)
         raise
+    on_start(proc.pid)
     capture, throttle = Capture(head, tail), Throttle(on_output)
     assert proc.stdout is not None and proc.stderr is not None
     readers = [asyncio.create_task(_pump(s, capture, throttle))

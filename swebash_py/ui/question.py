@@ -9,6 +9,7 @@ from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
+PROMPT_CHANGES = "Allow these changes? [y]es / [a]lways / [n]o, or type an instruction: "
 MAX_PREVIEW_LINES = 60
 
 
@@ -16,8 +17,11 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
                         rule: list[str] | None) -> RenderableType:
     """Tool, full arguments (command, diff, new file), warnings, paths."""
     preview = pending.preview
+    verb = (" wants to run:" if preview.changes is None
+            else " ran as a preview (nothing has changed yet):" if preview.output is not None
+            else ": some of its changes meet yours:")
     parts: list[RenderableType] = [
-        Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), " wants to run:")]
+        Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), verb)]
     if preview.detail_kind == "command" and preview.detail:
         from rich.syntax import Syntax  # pygments: only when a command is shown
 
@@ -32,6 +36,11 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         parts.append(Text(_head(make_visible(preview.detail)), style="dim"))
     else:
         parts.append(Text(make_visible(preview.summary)))
+    if preview.output is not None:
+        parts.append(Text("output:", style="bold"))
+        parts.append(Text(_head(make_visible(preview.output or "(no output)")), style="dim"))
+    if preview.changes is not None:
+        parts.append(_changes_text(preview.changes))
     if preview.outside:
         paths = make_visible(", ".join(str(p) for p in preview.paths))
         parts.append(Text(f"! outside the workspace: {paths}", style="yellow"))
@@ -44,6 +53,11 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         parts.append(Text("  [a]lways runs it once: no rule can safely cover this call",
                           style="dim"))
     return Group(*parts)
+
+
+def prompt_for(pending: PendingCall) -> str:
+    """The prompt line: about the changes after a preview, else about the call."""
+    return PROMPT_CHANGES if pending.preview.changes is not None else PROMPT
 
 
 def show_question(console: Console, pending: PendingCall, verdict: Verdict,
@@ -64,5 +78,17 @@ def _diff_text(diff: str) -> Text:
     for line in _head(make_visible(diff)).splitlines():
         style = ("green" if line.startswith("+") else "red" if line.startswith("-")
                  else "cyan" if line.startswith("@@") else "")
+        text.append(line + "\n", style=style)
+    return text
+
+
+_CHANGE_STYLES = {"+": "green", "-": "red", "~": "yellow", "@": "cyan"}
+
+
+def _changes_text(changes: str) -> Text:
+    text = Text()
+    for number, line in enumerate(_head(make_visible(changes)).splitlines()):
+        stripped = line.lstrip()
+        style = "bold" if number == 0 else _CHANGE_STYLES.get(stripped[:1], "")
         text.append(line + "\n", style=style)
     return text

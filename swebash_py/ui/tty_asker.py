@@ -15,7 +15,7 @@ from rich.console import Console
 
 from swebash_py.approvals.approver import Answer, Asker, parse_answer
 from swebash_py.approvals.decision import PendingCall, Verdict
-from swebash_py.ui.question import PROMPT, show_question
+from swebash_py.ui.question import prompt_for, show_question
 
 Suspend = Callable[[], AbstractContextManager[object]]
 
@@ -52,7 +52,7 @@ async def _ask_on_tty(pending: PendingCall, verdict: Verdict, rule: list[str] | 
         with open(fd, "w", encoding="utf-8", closefd=False) as out:
             show_question(Console(file=out, force_terminal=True, highlight=False),
                           pending, verdict, rule)
-            out.write(PROMPT)
+            out.write(prompt_for(pending))
             out.flush()
         return parse_answer(await read_line(fd))
     finally:

@@ -65,8 +65,8 @@ def test_ordinary_user(open_tmp: Path, mode: str) -> None:
         assert (ws / "written").exists() is (mode != "read-only")
         assert ("USER-SSH-KEY" in out) is off and ("USER-DOTENV" in out) is off
         assert marker.exists() is off
-        if off:
-            assert host_pids("sleep 1002.7")
+        if off:  # the escaped sleep starts a moment after ai ends: wait for it
+            assert wait_until(lambda: bool(host_pids("sleep 1002.7")))
         else:
             assert wait_until(lambda: not host_pids("sleep 1002.7"))
     finally:

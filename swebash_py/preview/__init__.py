@@ -1,0 +1,1 @@
+"""Command previews: run in an overlay, show the changes, apply or discard them."""

@@ -1,0 +1,134 @@
+"""One previewed call, start to end: run, show, ask once, apply or discard.
+
+``previewed_call`` runs the command as a preview; a preview that changed
+nothing is the result (nothing asked); one past its bound is discarded; one
+with changes asks ONE question (the command, its output's tail, its changes)
+through the approver, and ``outcome`` -- the one place where a preview's fate
+is decided -- turns the answer into ``applied`` or ``discarded``. Whatever
+way it ends, the overlay is freed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from swebash_py.approvals.decision import Approver, PendingCall, Verdict
+from swebash_py.events import PreviewEvent
+from swebash_py.preview.changes import Change
+from swebash_py.preview.run import Preview, PreviewUnavailable, bound_message
+from swebash_py.preview.summary import as_json, change_line, counts_line, shown_name, summary_text
+from swebash_py.tools.base import ToolContext, ToolResult
+
+Outcome = Literal["no-changes", "applied", "discarded", "over-bound"]
+OUTPUT_TAIL_LINES = 20
+Emit = Callable[[Any], None]
+
+
+@dataclass
+class Previewed:
+    verdict: Verdict
+    result: ToolResult
+    outcome: Outcome
+
+
+def outcome(verdict: Verdict) -> Outcome:
+    """THE decision: an allowed answer applies; anything else discards."""
+    return "applied" if verdict.action == "allow" else "discarded"
+
+
+def output_tail(text: str, lines: int = OUTPUT_TAIL_LINES) -> str:
+    kept = text.rstrip("\n").splitlines()
+    if len(kept) <= lines:
+        return "\n".join(kept)
+    return "\n".join([f"… {len(kept) - lines} earlier lines", *kept[-lines:]])
+
+
+async def previewed_call(pending: PendingCall, verdict: Verdict, approver: Approver,
+                         context: ToolContext, emit: Emit,
+                         journal: Callable[[], Any] | None = None) -> Previewed:
+    """Run ``pending`` (a run_command) as a preview and settle it.
+
+    Raises ``PreviewUnavailable`` before anything ran when no overlay can be
+    set up for this command (the caller falls back to the ordinary question).
+    """
+    settings = context.settings
+    max_mb = int(settings.sandbox.preview_max_mb) if settings is not None else 1024
+    found, result = await pending.tool.run_preview(pending.args, context, max_mb)  # type: ignore[attr-defined]
+    preview: Preview = found
+    try:
+        return await _settle(pending, verdict, approver, preview, result, emit, journal,
+                             context)
+    finally:
+        preview.discard()
+
+
+async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, preview: Preview,
+                  result: ToolResult, emit: Emit, journal: Callable[[], Any] | None,
+                  context: ToolContext) -> Previewed:
+    call = pending.call
+    if preview.over_bound:
+        emit(PreviewEvent(call.id, call.name, "over-bound", [], bound_message(preview.max_mb)))
+        return Previewed(Verdict("deny", "mode", bound_message(preview.max_mb)),
+                         _discarded(bound_message(preview.max_mb), result), "over-bound")
+    if not preview.changed:
+        emit(PreviewEvent(call.id, call.name, "no-changes", [], "changes: no changes"))
+        return Previewed(Verdict("allow", "mode", "the preview changed no file"), result,
+                         "no-changes")
+    summary = summary_text(preview.changes)
+    shown = dataclasses.replace(pending, preview=dataclasses.replace(
+        pending.preview, output=output_tail(result.output), changes=summary))
+    answered = await approver.ask(shown, verdict)
+    decided = outcome(answered)
+    emit(PreviewEvent(call.id, call.name, decided, as_json(preview.changes), summary))
+    if decided == "discarded":
+        return Previewed(answered, _discarded(answered.reason, result), decided)
+    record = journal() if journal is not None else _store_journal(context)
+    report = preview.apply(record, keep=True)
+    kept = report.conflicts
+    if kept:  # changed in the workspace since the preview: shown, and asked again
+        again = await approver.ask(dataclasses.replace(pending, preview=dataclasses.replace(
+            pending.preview, output=None, changes=conflicts_text(kept))), verdict)
+        if again.action == "allow":
+            kept = preview.apply_conflicts(report, record).conflicts
+    text = f"{result.output}\n[changes applied: {counts_line(preview.changes)}]"
+    if kept:
+        names = ", ".join(f"{shown_name(c.rel)} ({why})" for c, why in kept[:20])
+        text += f"\n[not applied, to keep the user's changes: {names}]"
+    applied = dataclasses.replace(result, output=text, metadata={
+        **result.metadata, "conflicts": [str(c.path) for c, _ in kept]})
+    if record is not None and hasattr(record, "commit"):
+        record.commit(pending.call.name)
+        if note := record.note():
+            applied.output += f"\n{note}"
+    return Previewed(answered, applied, decided)
+
+
+def _store_journal(context: ToolContext) -> Any:
+    """The turn's checkpoints, when the session keeps them (``/undo``)."""
+    checkpoints = context.checkpoints
+    if checkpoints is None:
+        return None
+    from swebash_py.preview.checkpoint import StoreJournal
+
+    return StoreJournal(checkpoints)
+
+
+def conflicts_text(conflicts: list[tuple[Change, str]]) -> str:
+    """The second question: what the user changed since the preview began."""
+    lines = [f"changed in the workspace since the preview began ({len(conflicts)}); "
+             "applying overwrites your version with the command's:"]
+    lines += [f"  ! {change_line(c)}  [{why}]" for c, why in conflicts[:40]]
+    if len(conflicts) > 40:
+        lines.append(f"  … {len(conflicts) - 40} more")
+    return "\n".join(lines)
+
+
+def _discarded(reason: str, result: ToolResult) -> ToolResult:
+    return ToolResult(f"changes discarded: {reason}\n{result.output}", is_error=True,
+                      metadata=result.metadata)
+
+
+__all__ = ["PreviewUnavailable", "Previewed", "outcome", "previewed_call"]

@@ -1,0 +1,196 @@
+"""A preview run: the command in the sandbox, its writes caught by an overlay.
+
+``run_preview(argv, policy, ...)`` runs ``argv`` under the same bwrap command
+line as a ``workspace-write`` run, inside the namespace ``sandbox.overlay``
+sets up, and returns a ``Preview``: the process result, the change set, and
+``apply()`` / ``discard()``. It raises ``PreviewUnavailable`` (with a one-line
+reason) when the overlay cannot be set up for this command; the caller then
+falls back to the ordinary question before the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from swebash_py.preview.apply import ApplyReport, Journal, apply
+from swebash_py.preview.changes import ChangeSet, read_changes
+from swebash_py.sandbox import bwrap, overlay
+from swebash_py.sandbox.env import sandbox_env
+from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.tools.proc import ProcResult, run_process
+
+FULL_BELOW = 1 << 20  # a bounded tmpfs with less than this free counts as full
+
+
+class PreviewUnavailable(Exception):
+    """The overlay cannot be set up for this command (the reason is one line)."""
+
+
+@dataclass
+class Preview:
+    """A finished preview: the result, the changes, and the held overlay."""
+
+    result: ProcResult
+    changes: ChangeSet
+    max_mb: int
+    over_bound: bool = False
+    _fd: int = -1
+    _closed: bool = field(default=False, repr=False)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def apply(self, journal: Journal | None = None, *, keep: bool = False) -> ApplyReport:
+        """Apply the changes (never past the bound), then free the overlay
+        (``keep``: not yet, the conflicts may still be applied)."""
+        if self.over_bound:
+            raise PreviewUnavailable(bound_message(self.max_mb))
+        try:
+            return apply(self.changes, journal)
+        finally:
+            if not keep:
+                self.discard()
+
+    def apply_conflicts(self, report: ApplyReport, journal: Journal | None = None
+                        ) -> ApplyReport:
+        """Apply what conflicted, overwriting the user's changes (they said so)."""
+        from swebash_py.preview.apply import INSIDE_SKIPPED
+
+        try:
+            redo = ChangeSet([c for c, _ in report.conflicts], self.changes.start_ns)
+            force = frozenset(c.path for c, why in report.conflicts if why != INSIDE_SKIPPED)
+            return apply(redo, journal, force)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Free the overlay: nothing of the preview remains."""
+        if not self._closed and self._fd >= 0:
+            os.close(self._fd)
+        self._closed = True
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.discard()
+
+
+def bound_message(max_mb: int) -> str:
+    return (f"the preview wrote more than its bound ([sandbox] preview_max_mb = {max_mb}) "
+            "and was stopped; nothing was applied")
+
+
+def preview_roots(policy: SandboxPolicy) -> list[Path]:
+    return [Path(p) for p in dict.fromkeys(
+        [policy.workspace, *[r for r in policy.writable_roots if r.is_dir()]])]
+
+
+async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
+                      max_mb: int = 1024,
+                      on_output: Callable[[str], None] = lambda _t: None,
+                      extra_env: Mapping[str, str] | None = None,
+                      head: int = 15_000, tail: int = 15_000) -> Preview:
+    """Run ``argv`` as a preview under ``policy`` (made ``workspace-write``)."""
+    found = overlay.support()
+    if not found.ok:
+        raise PreviewUnavailable(found.reason)
+    policy = dataclasses.replace(policy, mode="workspace-write")
+    roots = preview_roots(policy)
+    why = overlay.why_not(roots)
+    if why is not None:
+        raise PreviewUnavailable(why)
+    inner = overlay.inner_bwrap(bwrap.bwrap_argv(policy, argv, bwrap.probe().path or "bwrap"))
+    mount_dir = tempfile.mkdtemp(prefix="swebash-preview-", dir=overlay.tmpfs_parent())
+    holder = _Holder(mount_dir)
+    start_ns = time.time_ns()
+    try:
+        res = await run_process(
+            overlay.namespace_argv(roots, mount_dir, max_mb, holder.ready_w, holder.go_r, inner),
+            cwd=policy.workspace, env=sandbox_env(extra=extra_env), timeout=timeout,
+            on_output=on_output, head=head, tail=tail, pass_fds=holder.child_ends,
+            on_start=holder.started)
+        fd = await holder.result()
+    except BaseException:
+        await holder.abandon()
+        raise
+    finally:
+        holder.close()
+        with contextlib.suppress(OSError):
+            os.rmdir(mount_dir)
+    if fd < 0:
+        raise PreviewUnavailable(_setup_error(res))
+    if 128 < res.returncode <= 128 + 64:  # bwrap reports a child's signal as 128+N
+        res = dataclasses.replace(res, returncode=128 - res.returncode)
+    try:
+        over = os.fstatvfs(fd).f_bavail * os.fstatvfs(fd).f_frsize < FULL_BELOW
+        uppers = [(root, f"/proc/self/fd/{fd}/{i}/up") for i, root in enumerate(roots)]
+        changes = ChangeSet(start_ns=start_ns) if over else \
+            await asyncio.to_thread(read_changes, uppers, start_ns)
+    except BaseException:
+        os.close(fd)
+        raise
+    return Preview(res, changes, max_mb, over, fd)
+
+
+def _setup_error(res: ProcResult) -> str:
+    lines = [ln for ln in res.output.strip().splitlines() if ln.strip()]
+    return f"the overlay could not be set up ({lines[-1] if lines else 'no message'})"
+
+
+class _Holder:
+    """The handshake: wait for "ready", open the tmpfs through /proc, say "go"."""
+
+    def __init__(self, mount_dir: str) -> None:
+        self.mount_dir = mount_dir
+        self.ready_r, self.ready_w = os.pipe()
+        self.go_r, self.go_w = os.pipe()
+        self.task: asyncio.Future[int] | None = None
+
+    @property
+    def child_ends(self) -> tuple[int, int]:
+        return (self.ready_w, self.go_r)
+
+    def started(self, pid: int) -> None:
+        self._close("ready_w", "go_r")  # so "ready" reads EOF if the child dies
+        self.task = asyncio.get_running_loop().run_in_executor(None, self._handshake, pid)
+
+    def _handshake(self, pid: int) -> int:
+        if os.read(self.ready_r, 64).strip() != b"ready":
+            return -1
+        try:
+            fd = os.open(f"/proc/{pid}/root{self.mount_dir}", os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return -1
+        with contextlib.suppress(OSError):
+            os.write(self.go_w, b"go\n")
+        return fd
+
+    async def result(self) -> int:
+        return await self.task if self.task is not None else -1
+
+    async def abandon(self) -> None:
+        """Cancelled or failed: the child is dead, so the handshake ends; drop its fd."""
+        if self.task is not None:
+            with contextlib.suppress(BaseException):
+                fd = await asyncio.shield(self.task)
+                if fd >= 0:
+                    os.close(fd)
+
+    def _close(self, *names: str) -> None:
+        for name in names:
+            fd = getattr(self, name)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                setattr(self, name, -1)
+
+    def close(self) -> None:
+        self._close("ready_r", "ready_w", "go_r", "go_w")
