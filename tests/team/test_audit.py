@@ -44,8 +44,12 @@ def test_local_audit_without_a_server_yolo_rule_hook_denied(
     assert host.ask(fake_provider, "two", cwd=workspace).returncode == 0
     fake_provider.queue(command_call("rm -rf build"), Reply(text="ok"))
     assert host.ask(fake_provider, "three", "-y", cwd=workspace).returncode == 0
+    host.config.write_text("[sandbox]\npreview = false\n")
     fake_provider.queue(command_call("touch nobody-asked"), Reply(text="ok"))
     assert host.ask(fake_provider, "four", cwd=workspace).returncode == 0  # no terminal
+    host.config.write_text("")  # previews on: the run's changes are discarded, unasked
+    fake_provider.queue(command_call("touch nobody-asked"), Reply(text="ok"))
+    assert host.ask(fake_provider, "four again", cwd=workspace).returncode == 0
     hook = tmp_path / "veto.sh"
     hook.write_text("#!/bin/sh\necho 'not on fridays' >&2\nexit 2\n")
     hook.chmod(0o755)
@@ -59,6 +63,7 @@ def test_local_audit_without_a_server_yolo_rule_hook_denied(
     assert got == [("echo yolo-ran", "yolo", True, 0), ("echo rule-ran", "rule", True, 0),
                    ("rm -rf build", "rule", False, None),
                    ("touch nobody-asked", "denied", False, None),
+                   ("touch nobody-asked", "discarded", False, None),
                    ("echo vetoed", "hook", False, None)]
     ran, refused = rows[0], rows[2]
     assert isinstance(ran["output_sha256"], str) and len(ran["output_sha256"]) == 64
@@ -104,7 +109,7 @@ def test_user_once_and_user_always_then_the_remembered_rule(
         rows = store.audit_rows()
     assert [(r["command"], r["decision"], r["allowed"]) for r in rows] == [
         ("touch once.txt", "user-once", 1), ("touch always.txt", "user-always", 1),
-        ("touch always.txt", "user-always", 1), ("touch no.txt", "denied", 0)]
+        ("touch always.txt", "user-always", 1), ("touch no.txt", "discarded", 0)]  # previewed
 
 
 def test_audit_rows_on_the_server_and_the_client_cannot_change_them(
