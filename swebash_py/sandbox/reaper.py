@@ -25,6 +25,7 @@ daemon asked over a socket) or a supervisor killed with SIGKILL on its own.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -98,10 +99,8 @@ def kill_tree(root: int, deadline: float = 2.0, reap: bool = False) -> None:
         if not found:
             return
         for pid in found:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         time.sleep(0.005)
 
 
