@@ -25,7 +25,6 @@ daemon asked over a socket) or a supervisor killed with SIGKILL on its own.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import signal
@@ -40,8 +39,10 @@ LEFTOVERS = "\n[background processes still running after the command ended were 
 
 
 def wrap(argv: list[str]) -> list[str]:
-    """``argv`` under the supervisor (unchanged where there is no prctl)."""
-    if not sys.platform.startswith("linux"):
+    """``argv`` under the supervisor (unchanged where there is no prctl, or where
+    our own interpreter cannot be run again, e.g. it lives under another user's
+    home: then only the process-group cleanup applies)."""
+    if not sys.platform.startswith("linux") or not os.access(sys.executable, os.X_OK):
         return list(argv)
     return [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()), "--", *argv]
 
@@ -99,8 +100,10 @@ def kill_tree(root: int, deadline: float = 2.0, reap: bool = False) -> None:
         if not found:
             return
         for pid in found:
-            with contextlib.suppress(OSError):
+            try:  # noqa: SIM105  (contextlib costs this script's start-up time)
                 os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         time.sleep(0.005)
 
 

@@ -112,7 +112,8 @@ def test_ai_environment_is_not_visible_through_proc(
 
 def test_provider_key_values_are_redacted_even_outside(
         fake_provider: FakeProvider, workspace: Path) -> None:
-    command = "tr '\\0' '\\n' < /proc/$PPID/environ"
+    # ai's own environment: the parent of the command's parent (the reaper)
+    command = "tr '\\0' '\\n' < /proc/$(cut -d' ' -f4 /proc/$PPID/stat)/environ"
     key, short = "sk-test-9a8b7c6d5e", "pw-1234"  # the short one is below the threshold
     sent, _log = attack(fake_provider, workspace, command, "-y", *OFF,
                        env={"OPENAI_API_KEY": key, "DB_PASSWORD": short})
