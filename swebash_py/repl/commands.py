@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -172,12 +172,14 @@ class SlashCommands:
 
     async def cmd_sessions(self, _arg: str) -> None:
         from swebash_py.cli.commands.sessions_cmd import age
+        from swebash_py.store.ids import shortest_unique
 
         current = self.repl.recorder.session_id
+        short = shortest_unique(self.repl.store.session_ids())
         for info in self.repl.store.list_sessions(15):
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
-                f"{mark} {info.id}  {age(info.updated):>9}  {info.turns:>3} turns  "
+                f"{mark} {short[info.id]}  {age(info.updated):>9}  {info.turns:>3} turns  "
                 f"{(info.title or '')[:50]}"))
 
     async def cmd_resume(self, arg: str) -> None:
@@ -185,12 +187,29 @@ class SlashCommands:
             self.repl.say("usage: /resume ID (see /sessions)", "red")
             return
         info = self.repl.store.get_session(arg)
+        if info is None:  # another host's, perhaps (with a store URL)
+            info = await self._pull(arg)
         if info is None:
             self.repl.say(f"no session '{arg}'", "red")
             return
         self.repl.resume(info.id)
         self.repl.say(f"resumed {info.id}: {info.title or ''} "
                       f"({len(self.repl.agent.history)} messages)", "dim")
+
+    async def _pull(self, key: str) -> Any:
+        """The team store's session ``key``, copied in; None when there is none."""
+        import asyncio
+
+        from swebash_py.errors import SwebashError
+        from swebash_py.team.remote import pull_session
+
+        store = self.repl.store
+        try:
+            found = await asyncio.to_thread(pull_session, self.repl.settings, store, key)
+        except SwebashError as exc:
+            self.repl.say(str(exc), "red")
+            return None
+        return store.get_session(found) if found else None
 
     async def cmd_compact(self, _arg: str) -> None:
         agent = self.repl.agent
@@ -218,7 +237,10 @@ class SlashCommands:
                           f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
         cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
-        self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
+        from swebash_py.store.ids import shortest_unique
+
+        short = shortest_unique(self.repl.store.session_ids()).get(session_id, session_id)
+        self.repl.say(f"session {short}: {usage.input_tokens:,} tokens in, "
                       f"{usage.output_tokens:,} out, cost {cost}")
 
 
