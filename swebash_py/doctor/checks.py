@@ -102,6 +102,20 @@ def paths_check() -> Check:
     return Check("paths", "ok", f"config {config} ({state}); data {data}")
 
 
+def store_check() -> Check:
+    """The session store's health (``PRAGMA quick_check``, schema version)."""
+    from swebash_py.store.faults import health_check
+    from swebash_py.store.sessions import default_path
+
+    path = default_path()
+    problems = health_check(path)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return Check("store", "fail", f"{problems[0]}{more}. `ai` moves a damaged database "
+                     "aside on its next start; a newer one needs an upgrade")
+    return Check("store", "ok", f"{path} ({'sound' if path.exists() else 'not created yet'})")
+
+
 def search_check() -> Check:
     if shutil.which("rg"):
         return Check("search", "ok", "ripgrep found")
@@ -111,7 +125,7 @@ def search_check() -> Check:
 
 def run_checks(settings: Any) -> list[Check]:
     return [sandbox_check(settings), preview_check(settings), provider_check(settings),
-            paths_check(), search_check(), *mcp_checks(settings)]
+            paths_check(), store_check(), search_check(), *mcp_checks(settings)]
 
 
 def mcp_checks(settings: Any) -> list[Check]:

@@ -17,6 +17,7 @@ from pydantic import ConfigDict
 from swebash_py.mcpclient.schema import sanitize_schema, tool_name
 from swebash_py.provider.base import ToolSpec
 from swebash_py.render.sanitize import one_line
+from swebash_py.sandbox.values import redact, secret_values
 from swebash_py.tools.base import (
     DefaultApproval,
     Preview,
@@ -63,9 +64,23 @@ class McpTool(Tool[McpArgs]):
 def make_tool(connection: ServerConnection, remote: ServerTool) -> McpTool:
     """A tool class (names are class attributes) for one remote tool, instantiated."""
     name = tool_name(connection.name, remote.name)
-    description = one_line(remote.description, 1024) or f"{remote.name} (MCP)"
+    # a server handed a secret could name it anywhere the model reads: redacted
+    # like a tool result (contract: "Secret values never reach the model")
+    description = one_line(redact(remote.description or ""), 1024) or f"{remote.name} (MCP)"
+    schema = _redacted(sanitize_schema(remote.input_schema), secret_values())
     attributes = {"name": name, "description": f"[MCP server {connection.name}] {description}",
                   "server": connection.name, "remote_name": remote.name,
-                  "schema": sanitize_schema(remote.input_schema), "connection": connection}
+                  "schema": schema, "connection": connection}
     cls = type(f"McpTool_{name}", (McpTool,), attributes)
     return cls()
+
+
+def _redacted(value: Any, secrets: list[str]) -> Any:
+    """Every string in a JSON value, keys included, with secret values redacted."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {_redacted(k, secrets): _redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, secrets) for v in value]
+    return value

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from swebash_py.sandbox import bwrap, seatbelt
+from swebash_py.sandbox import bwrap, reaper, seatbelt
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.tools.proc import ProcResult, run_process
@@ -109,10 +109,10 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
               head: int = 15_000, tail: int = 15_000,
               plain_env: Mapping[str, str] | None = None,
               chosen: Backend | None = None) -> ProcResult:
-    """Run ``argv`` in the workspace under ``policy`` (``off``: plainly, with
-    ``plain_env``)."""
+    """Run ``argv`` in the workspace under ``policy`` (``off``: outside, with
+    ``plain_env``, under the reaper so that nothing it starts outlives ``ai``)."""
     if policy.mode == "off":
-        return await run_process(argv, cwd=policy.workspace, env=dict(plain_env or {}),
+        return await run_process(reaper.wrap(argv), cwd=policy.workspace, env=dict(plain_env or {}),
                                  timeout=timeout, on_output=on_output, head=head, tail=tail)
     launch = (chosen or backend()).launch(argv, policy, extra_env)
     res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,

@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from swebash_py.tools.proc import CHUNK, Capture, signal_group
+from swebash_py.tools.proc import CHUNK, Capture, kill_group_tree, signal_group
 
 Spawner = Callable[[Sequence[str], str, Mapping[str, str]],
                    Awaitable[asyncio.subprocess.Process]]
@@ -186,7 +186,7 @@ class JobTable:
         deadline = time.monotonic() + GRACE
         while _group_alive(job.pid) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
-        signal_group(job.pid, signal.SIGKILL)
+        kill_group_tree(job.pid)
         await asyncio.wait(job.tasks, timeout=GRACE + DRAIN + 1)
 
     def close(self) -> None:
@@ -199,7 +199,7 @@ class JobTable:
         while any(_group_alive(j.pid) for j in live) and time.monotonic() < deadline:
             time.sleep(0.02)
         for job in live:
-            signal_group(job.pid, signal.SIGKILL)
+            kill_group_tree(job.pid)
             for task in job.tasks:
                 with contextlib.suppress(RuntimeError):  # at exit the loop may be closed
                     task.cancel()

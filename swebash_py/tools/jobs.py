@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from swebash_py.sandbox import reaper
+from swebash_py.sandbox import runner as sandbox_runner
+from swebash_py.sandbox.notes import status_note
+from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.tools.background import Job, JobTable
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
-from swebash_py.tools.command import command_env, pick_shell, strip_ansi
-from swebash_py.tools.workspace import real_workspace
+from swebash_py.tools.command import command_env, pick_shell, sandbox_policy, strip_ansi
 
 MAX_WAIT = 60.0
 
@@ -32,21 +35,36 @@ def _job(ctx: ToolContext, job_id: str) -> Job:
 
 
 async def start_background(command: str, ctx: ToolContext) -> ToolResult:
-    """``run_command(background=true)``: start it, return its id at once."""
+    """``run_command(background=true)``: start it, return its id at once. It runs
+    under the same sandbox as a foreground command with the same grant; outside
+    (escalated, ``host_allow``, ``off``) under the reaper, so it dies with ``ai``."""
     half = max(2_000, ctx.max_output_chars // 2 - 200)
-    argv = [pick_shell(), "-c", background_script(), "swebash-bg", command]
+    policy = sandbox_policy(ctx)
+    argv, env = _launch([pick_shell(), "-c", background_script(), "swebash-bg", command],
+                        policy, ctx)
     try:
-        job = await _table(ctx).start(argv, command, str(real_workspace(ctx.workspace)),
-                                      command_env(extra=ctx.env), half, half)
+        job = await _table(ctx).start(argv, command, str(policy.workspace), env, half, half)
     except RuntimeError as exc:
         raise ToolFailed(str(exc)) from exc
     except OSError as exc:
         raise ToolFailed(f"could not start the shell: {exc}") from exc
+    where = (status_note(policy) if policy.mode != "off" else
+             "[runs outside the sandbox, as approved]" if ctx.grant == "host" else "")
     return ToolResult(
         f"Started in the background as {job.id} (pid {job.pid}). Read what it prints with "
         f'command_output(id="{job.id}") (wait=N waits up to N seconds for it to end); stop it with '
-        f'stop_command(id="{job.id}"). It runs until stopped or the session ends.',
-        metadata={"id": job.id, "pid": job.pid, "background": True})
+        f'stop_command(id="{job.id}"). It runs until stopped or the session ends.'
+        + (f"\n{where}" if where else ""),
+        metadata={"id": job.id, "pid": job.pid, "background": True, "sandbox": policy.mode})
+
+
+def _launch(argv: list[str], policy: SandboxPolicy,
+            ctx: ToolContext) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment to spawn: inside the sandbox, or under the reaper."""
+    if policy.mode == "off":
+        return reaper.wrap(argv), command_env(extra=ctx.env)
+    launch = sandbox_runner.backend().launch(argv, policy, ctx.env)
+    return launch.argv, launch.env
 
 
 def background_script() -> str:

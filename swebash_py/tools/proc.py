@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from swebash_py.sandbox.reaper import kill_tree
+
 CHUNK = 65536
 
 
@@ -130,6 +132,13 @@ def signal_group(pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
 
+def kill_group_tree(pgid: int) -> None:
+    """SIGKILL the group and every descendant of its leader (a reaper's orphans
+    included: it cannot clean up after SIGKILL)."""
+    kill_tree(pgid)
+    signal_group(pgid, signal.SIGKILL)
+
+
 async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     """Whether the process exits within ``seconds``.
 
@@ -179,7 +188,7 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
         proc = await asyncio.shield(spawn)
     except asyncio.CancelledError:  # cancelled while starting: the group must not live on
         with contextlib.suppress(Exception):
-            signal_group((await spawn).pid, signal.SIGKILL)
+            kill_group_tree((await spawn).pid)
         raise
     on_start(proc.pid)
     capture, throttle = Capture(head, tail), Throttle(on_output)
@@ -192,7 +201,7 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
             timed_out = True
             signal_group(proc.pid, signal.SIGTERM)
             if not await _wait(proc, grace):
-                signal_group(proc.pid, signal.SIGKILL)
+                kill_group_tree(proc.pid)
                 await _wait(proc, 10.0)
         _done, pending = await asyncio.wait(readers, timeout=drain)
         signal_group(proc.pid, signal.SIGKILL)
@@ -200,6 +209,8 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
         if pending:
             await asyncio.wait(pending, timeout=drain)
     finally:
+        if proc.returncode is None:  # cancelled
+            kill_group_tree(proc.pid)
         signal_group(proc.pid, signal.SIGKILL)  # no-op unless cancelled or leftovers
         for task in readers:
             task.cancel()

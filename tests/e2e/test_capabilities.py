@@ -220,11 +220,12 @@ def test_repl_ps_lists_and_killing_ai_ends_its_background_commands(
         fake_provider: FakeProvider, spawn_ai: Any) -> None:
     import os
     import signal
-    import time
 
-    from tests.tools.conftest import alive, group_members
+    from tests.sandbox.conftest import host_pids, wait_until
+    from tests.tools.conftest import alive
 
-    fake_provider.queue(call("run_command", "r1", command="sleep 777", background=True),
+    sleeper = f"sleep 777.{os.getpid()}"  # checked by host PID (it runs in the sandbox)
+    fake_provider.queue(call("run_command", "r1", command=sleeper, background=True),
                         Reply(text="started it"))
     child = spawn_ai("-y", *model_args(fake_provider))
     child.expect("swebash>")
@@ -235,12 +236,9 @@ def test_repl_ps_lists_and_killing_ai_ends_its_background_commands(
     child.expect(r"bg1\s+running · pid (\d+)")
     pid = int(child.match.group(1))
     child.expect("sleep 777")
-    assert alive(pid) and len(group_members(pid)) >= 2  # the shell and the sleep
+    assert alive(pid) and wait_until(lambda: host_pids(sleeper))
     os.kill(child.pid, signal.SIGKILL)  # no cleanup code runs in ai
-    deadline = time.monotonic() + 10
-    while group_members(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert group_members(pid) == []
+    assert wait_until(lambda: not host_pids(sleeper) and not alive(pid))
 
 
 @pytest.mark.pty

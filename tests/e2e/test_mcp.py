@@ -291,3 +291,31 @@ def test_doctor_checks_each_mcp_server(workspace: Path, isolated: Path) -> None:
     assert "mcp good: " in result.stdout and "tools" in result.stdout
     assert "fail  mcp bad: " in result.stdout and "missing something" in result.stdout
     assert result.returncode == 1  # a configured server that does not start is broken
+
+
+@pytest.mark.parametrize("name", ["WIDGET_TOKEN", "WIDGET_COLOUR"])
+def test_secret_values_in_mcp_results_are_redacted(fake_provider: FakeProvider,
+                                                   workspace: Path, isolated: Path,
+                                                   name: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server handed a secret (``env = {X = "${WIDGET_TOKEN}"}``) returns it, in a
+    result and in a tool description: the model sees ``[REDACTED]``. The twin: the
+    same value under a name that is not secret-looking reaches the model."""
+    value = "mcp-secret-value-8431"
+    monkeypatch.setenv(name, value)
+    server = stdio_server()
+    (isolated / "config.toml").write_text(
+        '[permissions]\nallow = ["mcp__t__*"]\n[mcp_servers.t]\n'
+        f'command = {json.dumps(server["command"])}\nargs = {json.dumps(server["args"])}\n'
+        f'cwd = {json.dumps(server["cwd"])}\n'
+        f'env = {{ X = "${{{name}}}", DESCRIPTION_EXTRA = "${{{name}}}" }}\n')
+    fake_provider.queue(Reply(tool_calls=[ToolCall("c1", "mcp__t__getenv", '{"name": "X"}')]),
+                        Reply(text="ok"))
+    result = ask(fake_provider, workspace)
+    assert result.returncode == 0, result.stderr
+    ((_id, sent, _error),) = sent_results(fake_provider.requests[1])
+    log = json.dumps([r.body for r in fake_provider.requests])
+    if name == "WIDGET_TOKEN":
+        assert sent == "[REDACTED]" and value not in log, sent
+    else:
+        assert sent == value and value in log  # the twin: it would have been seen

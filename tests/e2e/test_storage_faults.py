@@ -148,6 +148,8 @@ def test_a_database_that_is_not_one_is_moved_aside(fake_provider: FakeProvider,
 def test_a_damaged_page_is_found_and_moved_aside(fake_provider: FakeProvider,
                                                  workspace: Path) -> None:
     _two_sessions(fake_provider, workspace)
+    (sound,) = [x for x in run_ai("doctor").stdout.splitlines() if "store:" in x]
+    assert sound.startswith("ok") and "sound" in sound  # the twin: before the damage
     conn = sqlite3.connect(_db())
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page = conn.execute("PRAGMA page_size").fetchone()[0]
@@ -158,6 +160,9 @@ def test_a_damaged_page_is_found_and_moved_aside(fake_provider: FakeProvider,
     data[(root - 1) * page + 8:(root - 1) * page + 64] = b"\xff" * 56  # an index page
     _db().write_bytes(bytes(data))
     assert health_check(_db())  # `ai doctor`'s check sees it
+    doctor = run_ai("doctor")
+    (line,) = [x for x in doctor.stdout.splitlines() if "store:" in x]
+    assert doctor.returncode == 1 and line.startswith("fail") and str(_db()) in line, line
     fake_provider.queue(Reply(text="three"))
     result = _ask(fake_provider, "third", cwd=workspace)
     assert result.returncode == 0 and "three" in result.stdout

@@ -4,7 +4,8 @@ the successor of FastMCP).
     python -m tests.mcp.testserver [stdio|http PORT] [--fail-at-start] [--garbage]
 
 Tools: echo, add, slow (sleeps), boom (raises), picture (an image), link (a
-resource link), die (exits the process), ask_user (an elicitation request), and
+resource link), die (exits the process), ask_user (an elicitation request), getenv
+(a variable of the server's, its description extended by $DESCRIPTION_EXTRA), and
 one whose description carries a terminal escape sequence.
 """
 
@@ -85,6 +86,12 @@ async def ask_user(ctx: Context) -> str:
     except Exception as exc:
         return f"elicitation refused: {exc}"
     return f"elicitation answered: {result.action}"
+
+
+@server.tool(description="Read an environment variable of the server. "
+                         + os.environ.get("DESCRIPTION_EXTRA", ""))
+def getenv(name: str) -> str:
+    return os.environ.get(name, "(unset)")
 
 
 def main(argv: list[str]) -> None:

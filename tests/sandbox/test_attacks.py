@@ -4,6 +4,7 @@ can fail."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -112,7 +113,8 @@ def test_ai_environment_is_not_visible_through_proc(
 
 def test_provider_key_values_are_redacted_even_outside(
         fake_provider: FakeProvider, workspace: Path) -> None:
-    command = "tr '\\0' '\\n' < /proc/$PPID/environ"
+    # ai's own environment: the parent of the command's parent (the reaper)
+    command = "tr '\\0' '\\n' < /proc/$(cut -d' ' -f4 /proc/$PPID/stat)/environ"
     key, short = "sk-test-9a8b7c6d5e", "pw-1234"  # the short one is below the threshold
     sent, _log = attack(fake_provider, workspace, command, "-y", *OFF,
                        env={"OPENAI_API_KEY": key, "DB_PASSWORD": short})
@@ -171,18 +173,35 @@ def test_no_capabilities_as_root(fake_provider: FakeProvider, workspace: Path,
 
 # -- processes ------------------------------------------------------------------------
 
+ESCAPE = "setsid sleep {} > /dev/null 2>&1 < /dev/null & "
+
+
 @pytest.mark.parametrize("off", [False, True])
 def test_setsid_does_not_outlive_the_command(
         fake_provider: FakeProvider, workspace: Path, off: bool, reap: list[str]) -> None:
     marker = f"1000.{os.getpid()}{int(off)}"
     reap.append(f"sleep {marker}")
-    attack(fake_provider, workspace,
-           f"setsid sleep {marker} > /dev/null 2>&1 < /dev/null & echo started", "-y",
+    attack(fake_provider, workspace, ESCAPE.format(marker) + "echo started", "-y",
            *(OFF if off else ()))
-    if off:
-        assert wait_until(lambda: host_pids(f"sleep {marker}"))  # twin: it escaped
-    else:
-        assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+    # outside the sandbox the reaper (sandbox/reaper.py) does what the pid namespace does
+    assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+
+
+def _start_ai(fake_provider: FakeProvider, workspace: Path, command: str,
+              *flags: str) -> subprocess.Popen[bytes]:
+    fake_provider.queue(command_reply(command), Reply(text="ok"))
+    return subprocess.Popen([AI, "-y", *flags, "-m", "openai/x", "--api-base",
+                             fake_provider.url, "go"], cwd=workspace, env=ai_env(),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def _kill_9_when_running(proc: subprocess.Popen[bytes], marker: str) -> None:
+    try:
+        assert wait_until(lambda: host_pids(f"sleep {marker}"), 30)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
 
 
 @pytest.mark.parametrize("off", [False, True])
@@ -190,20 +209,37 @@ def test_kill_9_of_ai_takes_the_command_along(
         fake_provider: FakeProvider, workspace: Path, off: bool, reap: list[str]) -> None:
     marker = f"1001.{os.getpid()}{int(off)}"
     reap.append(f"sleep {marker}")
-    fake_provider.queue(command_reply(f"sleep {marker}"), Reply(text="ok"))
-    proc = subprocess.Popen([AI, "-y", *(OFF if off else ()), "-m", "openai/x", "--api-base",
-                             fake_provider.url, "go"], cwd=workspace, env=ai_env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = _start_ai(fake_provider, workspace, f"sleep {marker}", *(OFF if off else ()))
+    _kill_9_when_running(proc, marker)
+    assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+
+
+@pytest.mark.parametrize("off", [False, True])
+def test_kill_9_of_ai_takes_a_setsid_child_along(
+        fake_provider: FakeProvider, workspace: Path, off: bool, reap: list[str]) -> None:
+    """``--sandbox off``: the command runs on the host, and its setsid'd child
+    still dies with ``ai`` (the reaper); inside: the pid namespace."""
+    marker = f"1005.{os.getpid()}{int(off)}"
+    reap.append(f"sleep {marker}")
+    proc = _start_ai(fake_provider, workspace, ESCAPE.format(marker) + "sleep 1000",
+                     *(OFF if off else ()))
+    _kill_9_when_running(proc, marker)
+    assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+
+
+def test_kill_9_twin_a_plain_parent_leaves_the_setsid_child(
+        workspace: Path, reap: list[str]) -> None:
+    """The twin: the same command under a parent with no reaper survives its kill -9."""
+    marker = f"1006.{os.getpid()}"
+    reap.append(f"sleep {marker}")
+    parent = subprocess.Popen(["sh", "-c", ESCAPE.format(marker) + "sleep 1000"],
+                              cwd=workspace, start_new_session=True)
     try:
-        assert wait_until(lambda: host_pids(f"sleep {marker}"), 30)
+        _kill_9_when_running(parent, marker)  # kills only the shell, as kill -9 of ai would
+        assert host_pids(f"sleep {marker}")
     finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    if off:
-        assert host_pids(f"sleep {marker}")  # twin: an unsandboxed child survives
-    else:
-        assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+        with contextlib.suppress(OSError):
+            os.killpg(parent.pid, signal.SIGKILL)  # its "sleep 1000"
 
 
 # -- judging and escalation -----------------------------------------------------------

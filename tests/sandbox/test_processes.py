@@ -1,5 +1,7 @@
-"""Inside the sandbox nothing outlives the command: not at its end, its timeout or
-its cancellation (Ctrl-C), setsid included. Checked by host PID; twins outside."""
+"""Nothing outlives the command: not at its end, its timeout or its cancellation
+(Ctrl-C), setsid included; inside the sandbox (pid namespace) and outside it
+(``grant="host"``: the reaper). Checked by host PID; the twins run outside
+without the reaper."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.sandbox import reaper
+from swebash_py.tools import proc
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand
 from tests.sandbox.conftest import host_pids, needs_bwrap, wait_until
@@ -21,23 +25,37 @@ def escaping(marker: str) -> str:
     return f"setsid sleep {marker} > /dev/null 2>&1 < /dev/null & sleep 60"
 
 
-@pytest.mark.parametrize("grant", ["write", "host"])
-async def test_timeout_kills_everything(workspace: Path, grant: str, reap: list[str]) -> None:
-    marker = f"1003.{os.getpid()}{int(grant == 'host')}"
+CASES = [("write", True), ("host", True), ("host", False)]  # (grant, reaper)
+
+
+def _grant(monkeypatch: pytest.MonkeyPatch, grant: str, reaped: bool) -> str:
+    if not reaped:  # the twin: outside, without the reaper (or the tree kill on cancel)
+        monkeypatch.setattr(reaper, "wrap", list)
+        monkeypatch.setattr(proc, "kill_tree", lambda _pid: None)
+    return grant
+
+
+@pytest.mark.parametrize(("grant", "reaped"), CASES)
+async def test_timeout_kills_everything(workspace: Path, grant: str, reaped: bool,
+                                        reap: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = f"1003.{os.getpid()}{CASES.index((grant, reaped))}"
+    _grant(monkeypatch, grant, reaped)
     reap.append(f"sleep {marker}")
     ctx = ToolContext(workspace=workspace, command_timeout=1.0, grant=grant)
     result = await call(RunCommand(), ctx, command=escaping(marker))
     assert result.is_error and "timed out" in result.output
-    if grant == "host":
+    if not reaped:
         assert host_pids(f"sleep {marker}")  # twin: setsid escaped the process group
     else:
         assert wait_until(lambda: not host_pids(f"sleep {marker}"))
 
 
-@pytest.mark.parametrize("grant", ["write", "host"])
-async def test_cancellation_kills_everything(workspace: Path, grant: str,
-                                             reap: list[str]) -> None:
-    marker = f"1004.{os.getpid()}{int(grant == 'host')}"
+@pytest.mark.parametrize(("grant", "reaped"), CASES)
+async def test_cancellation_kills_everything(workspace: Path, grant: str, reaped: bool,
+                                             reap: list[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = f"1004.{os.getpid()}{CASES.index((grant, reaped))}"
+    _grant(monkeypatch, grant, reaped)
     reap.append(f"sleep {marker}")
     ctx = ToolContext(workspace=workspace, command_timeout=60.0, grant=grant)
     task = asyncio.create_task(call(RunCommand(), ctx, command=escaping(marker)))
@@ -46,7 +64,7 @@ async def test_cancellation_kills_everything(workspace: Path, grant: str,
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    if grant == "host":
+    if not reaped:
         assert host_pids(f"sleep {marker}")
     else:
         assert wait_until(lambda: not host_pids(f"sleep {marker}"))

@@ -29,7 +29,9 @@ async def jobs() -> AsyncIterator[JobTable]:
 
 @pytest.fixture
 def bctx(workspace: Path, jobs: JobTable) -> ToolContext:
-    return ToolContext(workspace=workspace, jobs=jobs, max_output_chars=4_000)
+    # outside the sandbox (under the reaper): these test the table's process groups;
+    # tests/sandbox/test_background_sandbox.py runs them inside
+    return ToolContext(workspace=workspace, jobs=jobs, max_output_chars=4_000, grant="host")
 
 
 async def start(ctx: ToolContext, command: str) -> ToolResult:
@@ -112,7 +114,7 @@ async def test_unknown_id_and_no_table(bctx: ToolContext, workspace: Path) -> No
 
 async def test_closing_the_table_stops_everything(workspace: Path) -> None:
     table = JobTable()
-    ctx = ToolContext(workspace=workspace, jobs=table)
+    ctx = ToolContext(workspace=workspace, jobs=table, grant="host")
     pids = [(await start(ctx, f"sleep {600 + i}")).metadata["pid"] for i in range(3)]
     assert all(group_members(pid) for pid in pids)
     table.close()
