@@ -259,11 +259,9 @@ class Repl:
             return
         self.console.print(Text(shell_helper.shown_command(command), style="bold"))
         try:
-            action = shell_helper.parse_choice(
-                await self.question_prompt.prompt_async(shell_helper.CHOICES))
+            action = shell_helper.parse_choice(await self.read_line(shell_helper.CHOICES))
             if action == "edit":
-                command = (await self.question_prompt.prompt_async("edit> ",
-                                                                   default=command)).strip()
+                command = (await self.read_line("edit> ", default=command)).strip()
                 action = "execute" if command else "abort"
         except (KeyboardInterrupt, EOFError):
             self.say("aborted", "yellow")
@@ -289,15 +287,25 @@ class Repl:
         from swebash_py.ui.question import PROMPT, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks
-            with self.renderer.suspend():
+            with self.renderer.suspend():  # nothing else draws while it is open
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
-                    line = await self.question_prompt.prompt_async(PROMPT)
+                    line = await self.read_line(PROMPT)
                 except (KeyboardInterrupt, EOFError):
-                    if self._turn_task is not None:
-                        self._turn_task.cancel()
-                    return Answer("no")
+                    turn = self._turn_task
+                    if turn is None:
+                        return Answer("no")
+                    turn.cancel()  # the turn's cancel reaches this call too: wait for it
+                    await asyncio.get_running_loop().create_future()
         return parse_answer(line)
+
+    async def read_line(self, message: str, default: str = "") -> str:
+        """One line from the user inside a running turn. prompt-toolkit must not
+        take over SIGINT here: when it gives it back it drops our handler, and
+        Ctrl-C would then do nothing for the rest of the turn (an approved
+        `sleep 32` ran to its end). Ctrl-C at this line is a KeyboardInterrupt."""
+        return await self.question_prompt.prompt_async(message, default=default,
+                                                       handle_sigint=False)
 
     def _prompt_text(self) -> str:
         return "swebash> "

@@ -35,7 +35,7 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
     if preview.outside:
         paths = make_visible(", ".join(str(p) for p in preview.paths))
         parts.append(Text(f"! outside the workspace: {paths}", style="yellow"))
-    for warning in [*preview.warnings, *verdict.warnings]:
+    for warning in _warnings(pending, verdict):
         parts.append(Text(f"! {make_visible(warning)}", style="bold red"))
     if rule:
         parts.append(Text(f"  [a]lways remembers: {make_visible(', '.join(rule))}",
@@ -44,6 +44,15 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         parts.append(Text("  [a]lways runs it once: no rule can safely cover this call",
                           style="dim"))
     return Group(*parts)
+
+
+def _warnings(pending: PendingCall, verdict: Verdict) -> list[str]:
+    """Each warning once (the policy repeats the preview's), the outside-workspace
+    ones left to their own line above."""
+    seen = dict.fromkeys([*pending.preview.warnings, *verdict.warnings])
+    if pending.preview.outside:
+        return [w for w in seen if not w.startswith("outside the workspace")]
+    return list(seen)
 
 
 def show_question(console: Console, pending: PendingCall, verdict: Verdict,

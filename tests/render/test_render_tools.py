@@ -200,3 +200,49 @@ def test_ticker_animates_spinners_from_its_thread() -> None:
     assert [line.rstrip() for line in screen_of(output(console))] == [
         "✗ run_command  sleep 5  " + screen_of(output(console))[0].split("sleep 5  ")[1].rstrip()
     ]
+
+
+def _result_during_question(hold: bool) -> list[str]:
+    """Two tools; one finishes while a question is open (suspended renderer)."""
+    console = make_console()
+    r = renderer(console)
+    start_tool(r, "c1", "read_file", {"path": "a.txt"})
+    start_tool(r, "c2", "web_fetch", {"url": "http://x"})
+    with r.suspend() if hold else _no_suspend():
+        console.print("? web_fetch wants to run:")
+        console.print("Allow? [y]es / [a]lways / [n]o: ", end="")
+        finish_tool(r, "c1", "read_file", "alpha\n")
+        screen_while_open = screen_of(output(console))
+    r.close()
+    return screen_while_open
+
+
+class _no_suspend:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_nothing_draws_while_a_question_is_open_and_it_shows_after() -> None:
+    screen = _result_during_question(hold=True)
+    assert screen[-1].startswith("Allow?") and "read_file" not in screen[-1]
+    assert not any("alpha" in line for line in screen)
+
+
+def test_the_twin_without_the_hold_a_result_lands_in_the_prompt_line() -> None:
+    screen = _result_during_question(hold=False)
+    assert any("read_file" in line or "alpha" in line for line in screen[1:])
+
+
+def test_what_was_held_is_printed_once_when_the_question_ends() -> None:
+    console = make_console()
+    r = renderer(console)
+    start_tool(r, "c1", "read_file", {"path": "a.txt"})
+    with r.suspend():
+        finish_tool(r, "c1", "read_file", "alpha\n")
+    r.close()
+    text = screen_of(output(console))
+    assert sum("read_file" in line for line in text) == 1
+    assert any("alpha" in line for line in text)
