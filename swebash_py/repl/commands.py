@@ -125,8 +125,7 @@ class SlashCommands:
             self.repl.say(f"no session '{arg}'", "red")
             return
         self.repl.resume(info.id)
-        self.repl.say(f"resumed {info.id}: {info.title or ''} "
-                      f"({len(self.repl.agent.history)} messages)", "dim")
+        self.repl.show_recap()
 
     async def cmd_compact(self, _arg: str) -> None:
         agent = self.repl.agent

@@ -146,6 +146,17 @@ class Repl:
         self.recorder.resume(session_id)
         self.agent.options.session_id = session_id
 
+    def show_recap(self) -> None:
+        """Which session this is and its last few turns (after `-c` or `/resume`)."""
+        from swebash_py.repl.recap import recap
+
+        session_id = self.recorder.session_id
+        info = self.store.get_session(session_id) if session_id else None
+        title = f": {info.title}" if info and info.title else ""
+        self.say(f"resumed session {session_id}{title}", "dim")
+        if (shown := recap(self.agent.history)) is not None:
+            self.console.print(shown)
+
     def preload_litellm(self) -> None:
         from swebash_py.provider.litellm_backend import preload
 
@@ -160,10 +171,13 @@ class Repl:
         model = self.settings.resolved_model
         if route(model, self.settings.api_base, self.settings.backend).backend == "litellm":
             self.preload_litellm()
-        if self.invocation.continue_last or self.invocation.session:
+        resuming = bool(self.invocation.continue_last or self.invocation.session)
+        if resuming:
             _ = self.session  # a session that does not exist: say so before any prompt
         early_prompt.hand_over()
         self.say(f"swebash · {model} · /help for commands", "dim")
+        if resuming:
+            self.show_recap()
         sandbox_notice.probe_soon(self.settings)
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
         try:

@@ -132,3 +132,18 @@ def test_the_tool_result_waits_for_the_answer(fake_provider: FakeProvider, spawn
     assert re.search(r"instruction: y\n(.|\n)*inner words", after_prompt)
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+def test_continue_shows_what_is_being_resumed(fake_provider: FakeProvider,
+                                              spawn_ai: Any) -> None:
+    fake_provider.queue(Reply(text="Port 8080 is held by nginx."))
+    child = spawn_ai(*model_args(fake_provider), "who holds port 8080?")
+    child.expect("nginx")
+    assert finish(child) == 0
+    child = spawn_ai("-c", *model_args(fake_provider))
+    child.expect("resumed session [0-9a-f]+: who holds port 8080")
+    child.expect("you.*who holds port 8080")
+    child.expect("ai .*Port 8080 is held by nginx.")
+    child.expect("swebash>")
+    child.sendline("/exit")
+    assert finish(child) == 0

@@ -60,7 +60,10 @@ async def test_resume_brings_back_the_history(fake_provider: FakeProvider,
     assert first is not None
     fake_provider.queue(Reply(text="Resumed answer."))
     out = await drive(fake_provider, [f"/resume {first.group(1)}", "and again"], capsys)
-    assert f"resumed {first.group(1)}" in out and "Resumed answer." in out
+    assert f"resumed session {first.group(1)}" in out and "Resumed answer." in out
+    recap = out.split(f"resumed session {first.group(1)}")[1].split("Resumed answer.")[0]
+    assert "you remember the first session" in recap  # what is being resumed, shown
+    assert "ai  First session answer." in recap
     assert "remember the first session" in json.dumps(fake_provider.requests[-1].body)
 
 
