@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
@@ -30,7 +31,7 @@ from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
-from swebash_py.repl.shell import as_context, run_shell
+from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 
 if TYPE_CHECKING:
     from swebash_py.agent.loop import Agent
@@ -44,6 +45,13 @@ CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
 def run_repl(settings: Settings, invocation: Invocation) -> int:
     return asyncio.run(Repl(settings, invocation).run())
+
+
+def _on_a_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _key_bindings() -> KeyBindings:
@@ -76,6 +84,7 @@ class Repl:
         self.pending_context: list[str] = []
         self._turn_task: asyncio.Task[object] | None = None
         self._sandbox_said = False
+        self.shell_dir = self._previous_dir = settings.workspace.resolve()
 
     # -- shortcuts used by the slash commands ---------------------------------
 
@@ -286,14 +295,44 @@ class Repl:
             await self._turn(shell_helper.explain_question(command))
 
     async def _shell(self, command: str) -> None:
+        """`!command`: on a terminal it runs attached (it can read keys); its
+        output is attached to the next question unless it was full-screen."""
         if not command:
             return
-        code, output = await run_shell(command, self.settings.workspace)
-        self.console.out(output.rstrip("\n"), highlight=False)
+        if (target := cd_target(command)) is not None:
+            self._cd(target)
+            return
+        if _on_a_terminal():
+            from swebash_py.repl.attached import run_attached
+
+            result = await run_attached(command, str(self.shell_dir), sys.stdin.fileno(),
+                                        sys.stdout.fileno())
+            code, output = result.code, result.output
+            if result.full_screen:
+                if code:
+                    self.say(f"exit code {code}", "yellow")
+                self.say("(a full-screen program: its output is not attached)", "dim")
+                return
+        else:
+            code, output = await run_shell(command, self.shell_dir)
+            self.console.out(output.rstrip("\n"), highlight=False)
         if code:
             self.say(f"exit code {code}", "yellow")
         self.pending_context.append(as_context(command, code, output))
         self.say("(output attached to your next question)", "dim")
+
+    def _cd(self, target: str) -> None:
+        """`!cd DIR` moves the REPL (and its `!` commands); the model's workspace stays."""
+        try:
+            new = resolve_dir(target, self.shell_dir, self._previous_dir)
+        except NotADirectoryError as exc:
+            self.say(str(exc), "red")
+            return
+        # not os.chdir: the workspace defaults to the process's directory
+        self._previous_dir, self.shell_dir = self.shell_dir, new
+        workspace = self.settings.workspace.resolve()
+        stays = "" if new == workspace else f" (the model's workspace stays {workspace})"
+        self.say(f"now in {new}{stays}", "dim")
 
     async def _ask(self, pending: PendingCall, verdict: Verdict,
                    rule: list[str] | None) -> Answer:

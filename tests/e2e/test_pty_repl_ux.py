@@ -147,3 +147,43 @@ def test_continue_shows_what_is_being_resumed(fake_provider: FakeProvider,
     child.expect("swebash>")
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+def test_bang_command_reads_the_keyboard_and_its_output_is_attached(
+        fake_provider: FakeProvider, spawn_ai: Any) -> None:
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("""!python3 -c "print('hello ' + input('na' + 'me? ') + '!')" """)
+    child.expect("name\\? ")  # the program's own prompt (not in the command line)
+    child.sendline("bob")
+    child.expect("hello bob!")
+    child.expect("attached to your next question")
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="Noted."))
+    child.sendline("what did it say?")
+    child.expect("Noted.")
+    assert "hello bob!" in json.dumps(fake_provider.requests[0].body)
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_bang_cd_moves_the_repl_and_says_so(fake_provider: FakeProvider, spawn_ai: Any,
+                                             workspace: Path) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "marker-in-src").write_text("")
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    child.sendline("!cd src")
+    child.expect("now in .*src")
+    child.expect("swebash>")
+    child.sendline("!ls")
+    child.expect("marker-in-src")
+    child.expect("swebash>")
+    child.sendline("!cd nowhere")
+    child.expect("no such directory: nowhere")
+    child.sendline("!cd -")
+    child.expect("now in ")
+    child.sendline("!ls")
+    child.expect("src")
+    child.sendline("/exit")
+    assert finish(child) == 0
