@@ -257,7 +257,8 @@ class Repl:
             self._turn_task = None
         return None
 
-    async def _turn(self, text: str, collect: list[str] | None = None) -> None:
+    async def _turn(self, text: str, collect: list[str] | None = None,
+                    hide_text: bool = False) -> None:
         if self.pending_context:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
@@ -267,32 +268,41 @@ class Repl:
             self.say(f"Error: {event.message}", "bold red")
 
         try:
-            done = await consume(self.agent.run_turn(text), self.renderer, on_error)
+            sink = shell_helper.HideAnswerText(self.renderer) if hide_text else self.renderer
+            done = await consume(self.agent.run_turn(text), sink, on_error)
         finally:
             self.renderer.close()
         if collect is not None and done is not None:
             collect.append(done.text)
 
     async def _suggest(self, task: str) -> None:
-        """`? task`: one command from the model, then execute / edit / describe / abort."""
+        """`? task`: one command from the model, shown once; then execute / edit /
+        describe (and back to the choice) / abort."""
         answer: list[str] = []
-        await self._turn(shell_helper.shell_question(task), collect=answer)
+        await self._turn(shell_helper.shell_question(task), collect=answer, hide_text=True)
         command = shell_helper.extract_command("".join(answer))
         if not command:
             return
         self.console.print(Text(shell_helper.shown_command(command), style="bold"))
-        try:
-            action = shell_helper.parse_choice(await self.read_line(shell_helper.CHOICES))
-            if action == "edit":
-                command = (await self.read_line("edit> ", default=command)).strip()
-                action = "execute" if command else "abort"
-        except (KeyboardInterrupt, EOFError):
-            self.say("aborted", "yellow")
-            return
-        if action == "execute":
-            await self._shell(command)
-        elif action == "describe":
-            await self._turn(shell_helper.explain_question(command))
+        while True:
+            try:
+                action = shell_helper.parse_choice(await self.read_line(shell_helper.CHOICES))
+                if action == "edit":
+                    command = (await self.read_line("edit> ", default=command)).strip()
+                    action = "execute" if command else "abort"
+            except (KeyboardInterrupt, EOFError):
+                action = "abort"
+            if action == "unclear":
+                self.say(shell_helper.UNCLEAR, "yellow")
+            elif action == "describe":
+                await self._turn(shell_helper.explain_question(command))
+                self.console.print(Text(shell_helper.shown_command(command), style="bold"))
+            elif action == "execute":
+                await self._shell(command)
+                return
+            else:
+                self.say(shell_helper.ABORTED, "yellow")
+                return
 
     async def _shell(self, command: str) -> None:
         """`!command`: on a terminal it runs attached (it can read keys); its
