@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import traceback
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,14 +25,17 @@ from swebash_py.engine.secrets import redact
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (
     ErrorEvent,
+    Finish,
     Notice,
     ProviderEvent,
+    StopReason,
     TurnComplete,
     TurnEvent,
     TurnStart,
     UsageEvent,
 )
 from swebash_py.provider.base import ChatRequest, ToolSpec
+from swebash_py.provider.finish import user_message
 from swebash_py.tools.base import ToolContext
 
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
@@ -43,7 +46,11 @@ class Recorder(Protocol):
     """Where finished blocks go as they complete (the session store)."""
 
     def begin_turn(self, user_text: str) -> None: ...
-    def add_block(self, block: Block) -> None: ...
+    def add_block(self, block: Block, step: int = 0) -> None:
+        """Commit one finished block; ``step`` numbers the request (round) of the
+        turn it belongs to, as a tool's result may finish while its reply still
+        streams."""
+        ...
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
     def checkpoint(self, messages: list[Message]) -> None:
         """The history was replaced (compacted): this is what it is now."""
@@ -67,7 +74,7 @@ class Fitter(Protocol):
 class NullRecorder:
     def checkpoint(self, messages: list[Message]) -> None: ...
     def begin_turn(self, user_text: str) -> None: ...
-    def add_block(self, block: Block) -> None: ...
+    def add_block(self, block: Block, step: int = 0) -> None: ...
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
 
 
@@ -92,6 +99,14 @@ class _TurnState:
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     cost: float | None = None
     text: list[str] = field(default_factory=list)
+    step: int = 0
+    rounds_with_tools: int = 0
+
+
+def _final_text(parts: list[str]) -> str:
+    """``turn_complete.text``: the text of every round, blank-line separated
+    (so "Let me look." and the answer after the tools do not run together)."""
+    return "\n\n".join(part for part in parts if part)
 
 
 class Agent:
@@ -112,7 +127,7 @@ class Agent:
         self._fitter = fitter
         self._pre_hook, self._post_hook = pre_hook, post_hook
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[TurnEvent]:
+    async def run_turn(self, user_text: str) -> AsyncGenerator[TurnEvent, None]:
         """Run one user turn, yielding its events as they happen."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         worker = asyncio.create_task(self._turn(user_text, queue.put_nowait))
@@ -131,15 +146,17 @@ class Agent:
     async def _turn(self, user_text: str, emit: Callable[[TurnEvent], None]) -> None:
         counter = itertools.count()
         state = _TurnState()
-        emit(TurnStart(self.options.model, self.options.session_id))
         self._repair_if_needed()
-        self._recorder.begin_turn(user_text)
-        self._append("user", [TextBlock(user_text)], record=False)
-        stop = "stop"
+        self._recorder.begin_turn(user_text)  # creates a new session: its id goes out first
+        session_id = getattr(self._recorder, "session_id", None) or self.options.session_id
+        emit(TurnStart(self.options.model, session_id))
+        self._append("user", [TextBlock(user_text)])
+        stop: StopReason = "stop"
         try:
             for _round in range(self.options.max_iterations):
-                stop = await self._round(emit, lambda: next(counter), state)
-                if stop != "tool_calls":
+                finish = await self._round(emit, lambda: next(counter), state)
+                if finish.reason != "tool_calls":
+                    stop = self._stop_for(finish, state, emit)
                     break
             else:
                 stop = "max_iterations"
@@ -155,15 +172,41 @@ class Agent:
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
         self._recorder.finish_turn(stop, state.usage, state.cost)
-        emit(TurnComplete(stop, "".join(state.text), dict(state.usage)))  # type: ignore[arg-type]
+        emit(TurnComplete(stop, _final_text(state.text), dict(state.usage)))
+
+    def _stop_for(self, finish: Finish, state: _TurnState,
+                  emit: Callable[[TurnEvent], None]) -> StopReason:
+        """How the turn ends for the last reply's finish; what the user must
+        hear about (a refusal, a filter, a reason we do not know, an empty
+        answer) becomes one error line."""
+        message = user_message(finish)
+        if message is None and finish.reason == "stop" and not state.rounds_with_tools \
+                and not any(state.text):
+            message = "the model returned an empty answer"
+        if message is None:
+            return "length" if finish.reason == "length" else "stop"
+        if self.options.debug:
+            message += f" [finish reason {finish.reason!r}, from the provider {finish.raw!r}]"
+        emit(ErrorEvent(message, finish.reason))
+        if finish.reason in ("refusal", "content_filter"):
+            return "refusal" if finish.reason == "refusal" else "content_filter"
+        return "error"
 
     async def _round(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
-                     state: _TurnState) -> str:
-        """One request and its tools; returns the finish reason."""
-        assembler = ReplyAssembler(emit, next_index, self._recorder.add_block)
+                     state: _TurnState) -> Finish:
+        """One request and its tools; returns how the reply finished. Every block is
+        committed the moment it is complete — each tool result as its call ends."""
+        state.step += 1
+        step = state.step
+
+        def record(block: Block) -> None:
+            self._recorder.add_block(block, step)
+
+        assembler = ReplyAssembler(emit, next_index, record)
         executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                                 timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
-                                post_hook=self._post_hook, debug=self.options.debug)
+                                post_hook=self._post_hook, debug=self.options.debug,
+                                on_result=record)
         try:
             async for event in self._request_stream(emit):
                 for call in assembler.feed(event):
@@ -171,7 +214,7 @@ class Agent:
             executor.stream_finished()
         except BaseException as exc:
             assembler.close()
-            self._append("assistant", assembler.blocks, record=False)
+            self._append("assistant", assembler.blocks)
             if isinstance(exc, asyncio.CancelledError):
                 results = await asyncio.shield(executor.cancel(CANCELLED))
             else:
@@ -180,11 +223,12 @@ class Agent:
             self._append("user", list(results))
             state.text.append(assembler.text)
             raise
-        self._append("assistant", assembler.blocks, record=False)
+        self._append("assistant", assembler.blocks)
         state.text.append(assembler.text)
         self._account(assembler, emit, state)
         if not executor.calls:
-            return assembler.finish_reason or "stop"
+            finish = assembler.finish or Finish("stop")
+            return Finish("stop", finish.raw) if finish.reason == "tool_calls" else finish
         try:
             results = await executor.results()
         except BaseException:
@@ -192,7 +236,8 @@ class Agent:
             self._append("user", list(results))
             raise
         self._append("user", list(results))
-        return "tool_calls"
+        state.rounds_with_tools += 1
+        return Finish("tool_calls")
 
     async def _request_stream(self, emit: Callable[[TurnEvent], None]
                               ) -> AsyncIterator[ProviderEvent]:
@@ -259,15 +304,12 @@ class Agent:
         emit(UsageEvent(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
                         usage.cache_write_tokens, cost))
 
-    def _append(self, role: str, blocks: list[Any], *, record: bool = True) -> None:
-        """Add blocks to the history, merging with a message of the same role."""
+    def _append(self, role: str, blocks: list[Any]) -> None:
+        """Add blocks to the history (they were recorded as they completed),
+        merging with a message of the same role."""
         if not blocks:
             return
-        if record:
-            for block in blocks:
-                self._recorder.add_block(block)
         if self.history and self.history[-1].role == role:
             self.history[-1].blocks.extend(blocks)
         else:
             self.history.append(Message(role, list(blocks)))  # type: ignore[arg-type]
-
