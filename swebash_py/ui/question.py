@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 
 from swebash_py.approvals.decision import PendingCall, Verdict
@@ -16,8 +16,7 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
                         rule: list[str] | None) -> RenderableType:
     """Tool, full arguments (command, diff, new file), warnings, paths."""
     preview = pending.preview
-    parts: list[RenderableType] = [
-        Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), " wants to run:")]
+    parts: list[RenderableType] = [_heading(pending)]
     if preview.detail_kind == "command" and preview.detail:
         from rich.syntax import Syntax  # pygments: only when a command is shown
 
@@ -26,8 +25,8 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         if has_hidden(preview.detail):
             parts.append(Text("! the command contains control, escape or invisible "
                               "characters (shown as \\xNN or <U+NNNN>)", style="bold red"))
-    elif preview.detail_kind == "diff" and preview.detail:
-        parts.append(_diff_text(preview.detail))
+    elif preview.detail_kind in ("diff", "file") and preview.detail:
+        parts.append(_Fitted(preview.detail, preview.detail_kind, preview.summary))
     elif preview.detail:
         parts.append(Text(_head(make_visible(preview.detail)), style="dim"))
     else:
@@ -44,6 +43,65 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         parts.append(Text("  [a]lways runs it once: no rule can safely cover this call",
                           style="dim"))
     return Group(*parts)
+
+
+def _heading(pending: PendingCall) -> Text:
+    """`? write_file notes/todo.md (new file, 12 lines)`: the path on the first line."""
+    preview = pending.preview
+    heading = Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"))
+    if preview.detail_kind in ("diff", "file") and preview.paths:
+        heading.append(" " + make_visible(preview.summary.split(" ", 1)[-1]), style="bold")
+        if preview.detail_kind == "file" and preview.detail is not None:
+            heading.append(f" (new file, {_count(preview.detail)})")
+        heading.append(":")
+        return heading
+    heading.append(" wants to run:")
+    return heading
+
+
+def _count(text: str) -> str:
+    lines = len(text.splitlines())
+    return "1 line" if lines == 1 else f"{lines} lines"
+
+
+class _Fitted:
+    """A new file or a diff: whole when it fits the terminal with the question
+    under it; else its head, then how many lines are not shown and where the
+    whole of it was written, so it can be read before answering."""
+
+    def __init__(self, detail: str, kind: str, summary: str) -> None:
+        self._detail, self._kind, self._summary = detail, kind, summary
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = max(MAX_PREVIEW_LINES // 3, (options.height or console.height) - 8)
+        lines = make_visible(self._detail).splitlines()
+        shown = lines if len(lines) <= room else lines[:room - 1]
+        yield _diff_text("\n".join(shown)) if self._kind == "diff" else Text(
+            "\n".join(shown), style="dim")
+        if len(shown) < len(lines):
+            where = _spill(self._detail, self._summary, self._kind)
+            whole = "diff" if self._kind == "diff" else "file"
+            yield Text(f"… {len(lines) - len(shown)} more lines not shown ({len(lines)} in all)"
+                       + (f"; the whole {whole} is in:" if where else ""), style="bold")
+            if where:
+                yield Text(f"  {where}", overflow="fold")
+
+
+def _spill(text: str, summary: str, kind: str) -> str | None:
+    """Write ``text`` to a private temporary file; its path, or None."""
+    import os
+    import re
+    import tempfile
+
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", summary.split(" ", 1)[-1])[-60:] or "preview"
+    try:
+        folder = tempfile.mkdtemp(prefix="swebash-preview-")
+        path = os.path.join(folder, name + (".diff" if kind == "diff" else ""))
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError:
+        return None
+    return path
 
 
 def _warnings(pending: PendingCall, verdict: Verdict) -> list[str]:

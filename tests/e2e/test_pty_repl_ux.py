@@ -187,3 +187,17 @@ def test_bang_cd_moves_the_repl_and_says_so(fake_provider: FakeProvider, spawn_a
     child.expect("src")
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+def test_an_edit_known_to_fail_fails_without_a_question(fake_provider: FakeProvider,
+                                                        workspace: Path) -> None:
+    from tests.e2e.conftest import run_ai
+
+    (workspace / "app.py").write_text("x = 1\n")
+    edit = {"path": "app.py", "old_text": "y = 2", "new_text": "y = 3"}
+    fake_provider.queue(Reply(tool_calls=[ToolCall("e1", "edit_file", json.dumps(edit))]),
+                        Reply(text="I will read it first."))
+    result = run_ai(*model_args(fake_provider), "fix it", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    (sent,) = sent_results(fake_provider.requests[1])
+    assert sent[2] and "not found" in sent[1] and "terminal" not in sent[1]
