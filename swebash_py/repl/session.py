@@ -73,7 +73,8 @@ class Repl:
         history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
-            completer=ReplCompleter(COMMANDS), complete_while_typing=False,
+            completer=ReplCompleter(COMMANDS, lambda: self.shell_dir),
+            complete_while_typing=False,
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
@@ -266,6 +267,7 @@ class Repl:
 
     async def _turn(self, text: str, collect: list[str] | None = None,
                     hide_text: bool = False) -> None:
+        text = self._attach_mentions(text)
         if self.pending_context:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
@@ -283,6 +285,18 @@ class Repl:
             collect.append(done.text)
         if problem := self.recorder.take_problem():
             self.say(f"Error: {problem}", "bold red")
+
+    def _attach_mentions(self, text: str) -> str:
+        """`@path` attaches that file's text; images are left to the image support."""
+        from swebash_py.repl.mentions import expand
+
+        mentions = expand(text, self.shell_dir)
+        for note in mentions.notes:
+            self.say(note, "dim")
+        for image in mentions.images:
+            self.say(f"not attached: {image.name} (images via @ are not supported yet; "
+                     "use -i)", "yellow")
+        return mentions.question
 
     async def _suggest(self, task: str) -> None:
         """`? task`: one command from the model, shown once; then execute / edit /

@@ -201,3 +201,17 @@ def test_an_edit_known_to_fail_fails_without_a_question(fake_provider: FakeProvi
     assert result.returncode == 0, result.stderr
     (sent,) = sent_results(fake_provider.requests[1])
     assert sent[2] and "not found" in sent[1] and "terminal" not in sent[1]
+
+
+def test_at_path_in_a_question_attaches_the_file(fake_provider: FakeProvider, spawn_ai: Any,
+                                                 workspace: Path) -> None:
+    (workspace / "todo.txt").write_text("water the plants\n")
+    child = spawn_ai(*model_args(fake_provider))
+    child.expect("swebash>")
+    fake_provider.queue(Reply(text="One task."))
+    child.sendline("how many tasks in @todo.txt?")
+    child.expect("attached todo.txt")
+    child.expect("One task.")
+    assert "water the plants" in json.dumps(fake_provider.requests[0].body)
+    child.sendline("/exit")
+    assert finish(child) == 0
