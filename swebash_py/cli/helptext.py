@@ -31,10 +31,20 @@ Options:
 
 Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
-  config show|init|path                       configuration
+  config show|init|path|forget RULE           configuration ("forget": drop a remembered
+                                              "always" rule of this workspace)
   tools                                       tools and whether each asks first
   undo [--yes]                                revert the file changes of the last turn here
+  help                                        this help
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).
 """
+
+
+def top_level_help(prog: str = "ai") -> str:
+    """The help, naming the program as it was called (``swebash --help``)."""
+    if prog == "ai":
+        return TOP_LEVEL_HELP
+    return TOP_LEVEL_HELP.replace("Usage: ai ", f"Usage: {prog} ", 1).replace(
+        "       ai COMMAND", f"       {prog} COMMAND", 1)

@@ -65,11 +65,18 @@ class SlashCommands:
 
     async def cmd_clear(self, _arg: str) -> None:
         self.repl.new_session()
-        self.repl.say("new session", "dim")
+        self.repl.console.clear()
+        self.repl.say("new session (the old one stays stored: /sessions)", "dim")
 
     async def cmd_model(self, arg: str) -> None:
         agent = self.repl.agent
         if arg:
+            from swebash_py.engine.modelinfo import model_entry
+
+            if model_entry(arg) is None:  # allowed (new models, local servers), but said
+                self.repl.say(f"note: {arg} is not in the model table: its context window "
+                              "and price are unknown (check the name if that is a surprise)",
+                              "yellow")
             agent.options.model = arg
             self.repl.recorder.model = arg
         route = self.repl.runtime.client.route_for(agent.options.model, agent.options.api_base)
@@ -107,13 +114,13 @@ class SlashCommands:
                                                   f" asks: {asks}"))
 
     async def cmd_sessions(self, _arg: str) -> None:
-        from swebash_py.cli.commands.sessions_cmd import age
+        from swebash_py.cli.commands.sessions_cmd import age, turns_text
 
         current = self.repl.recorder.session_id
         for info in self.repl.store.list_sessions(15):
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
-                f"{mark} {info.id}  {age(info.updated):>9}  {info.turns:>3} turns  "
+                f"{mark} {info.id}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
                 f"{(info.title or '')[:50]}"))
 
     async def cmd_resume(self, arg: str) -> None:

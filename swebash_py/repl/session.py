@@ -8,13 +8,13 @@ renderer's live regions suspended, so they never collide with output.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
-from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
@@ -47,6 +47,21 @@ def run_repl(settings: Settings, invocation: Invocation) -> int:
     return asyncio.run(Repl(settings, invocation).run())
 
 
+def toolbar_text(model: str, session: str, context: str | None, mode: str,
+                 columns: int) -> str:
+    """One line that fits ``columns``: labels go first, then the model is cut."""
+    full = [model, f"session {session}", *([f"context {context}"] if context else []),
+            f"approval {mode}"]
+    short = [model, session[:8], *([context] if context else []), mode]
+    for parts in (full, short):
+        text = " " + " · ".join(parts) + " "
+        if len(text) < columns:
+            return text
+    rest = " · " + " · ".join(short[1:]) + " "
+    room = max(4, columns - 2 - len(rest))
+    return " " + (model if len(model) <= room else model[:room - 1] + "…") + rest
+
+
 def _on_a_terminal() -> bool:
     try:
         return sys.stdin.isatty() and sys.stdout.isatty()
@@ -68,6 +83,9 @@ class Repl:
     def __init__(self, settings: Settings, invocation: Invocation) -> None:
         self.settings = settings
         self.invocation = invocation
+        # Cursor-position requests only place completion menus; a terminal that
+        # does not answer them gets prompt-toolkit's warning. Not worth it.
+        os.environ["PROMPT_TOOLKIT_NO_CPR"] = "1"
         self.console = Console()
         self.renderer: Any = make_renderer(self.console)
         history_dir = ensure_data_dir()
@@ -203,8 +221,15 @@ class Repl:
                     break
         finally:
             if self._session is not None:
+                self._resume_hint()
                 self._session.close()
         return 0
+
+    def _resume_hint(self) -> None:
+        """On the way out: how to come back to this conversation."""
+        session_id = self._session.recorder.session_id if self._session else None
+        if session_id and self.agent.history:
+            self.say(f"resume with `ai -c` (or `ai --session {session_id}`)", "dim")
 
     def _stop(self) -> None:
         """SIGTERM / SIGHUP: end the running turn like Ctrl-C, then leave."""
@@ -370,13 +395,13 @@ class Repl:
     async def _ask(self, pending: PendingCall, verdict: Verdict,
                    rule: list[str] | None) -> Answer:
         from swebash_py.approvals.approver import Answer, parse_answer
-        from swebash_py.ui.question import PROMPT, question_renderable
+        from swebash_py.ui.question import prompt_for, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks
             with self.renderer.suspend():  # nothing else draws while it is open
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
-                    line = await self.read_line(PROMPT)
+                    line = await self.read_line(prompt_for(self.console.width))
                 except (KeyboardInterrupt, EOFError):
                     turn = self._turn_task
                     if turn is None:
@@ -396,13 +421,13 @@ class Repl:
     def _prompt_text(self) -> str:
         return "swebash> "
 
-    def _toolbar(self) -> HTML:
+    def _toolbar(self) -> str:
         if self._session is None:
-            return HTML(f" {self.settings.resolved_model} · session new"
-                        f" · approval {self.settings.approval} ")
-        agent = self.agent
-        session = self.recorder.session_id or "new"
-        fraction = self.fitter.usage_fraction() if self.fitter else None
-        context = f" · context {fraction:.0%}" if fraction is not None else ""
-        return HTML(f" {agent.options.model} · session {session}{context}"
-                    f" · approval {self.approver.mode} ")
+            model, session, context = self.settings.resolved_model, "new", None
+            mode = self.settings.approval
+        else:
+            model, session = self.agent.options.model, self.recorder.session_id or "new"
+            fraction = self.fitter.usage_fraction() if self.fitter else None
+            context = f"{fraction:.0%}" if fraction is not None else None
+            mode = self.approver.mode
+        return toolbar_text(model, session, context, mode, self.console.width)

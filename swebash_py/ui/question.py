@@ -9,7 +9,13 @@ from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
+SHORT_PROMPT = "Allow? [y/a/n] or an instruction: "
 MAX_PREVIEW_LINES = 60
+
+
+def prompt_for(columns: int) -> str:
+    """The answer line, short enough to leave room to type in a narrow terminal."""
+    return PROMPT if columns >= len(PROMPT) + 20 else SHORT_PROMPT
 
 
 def question_renderable(pending: PendingCall, verdict: Verdict,

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from swebash_py.approvals.approver import Answer, Asker, parse_answer
 from swebash_py.approvals.decision import PendingCall, Verdict
-from swebash_py.ui.question import PROMPT, show_question
+from swebash_py.ui.question import prompt_for, show_question
 
 Suspend = Callable[[], AbstractContextManager[object]]
 
@@ -50,9 +50,9 @@ async def _ask_on_tty(pending: PendingCall, verdict: Verdict, rule: list[str] | 
         return Answer("no")
     try:
         with open(fd, "w", encoding="utf-8", closefd=False) as out:
-            show_question(Console(file=out, force_terminal=True, highlight=False),
-                          pending, verdict, rule)
-            out.write(PROMPT)
+            console = Console(file=out, force_terminal=True, highlight=False)
+            show_question(console, pending, verdict, rule)
+            out.write(prompt_for(console.width))
             out.flush()
         return parse_answer(await read_line(fd))
     finally:

@@ -71,3 +71,18 @@ async def test_compact_with_nothing_to_compact(fake_provider: FakeProvider,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     out = await drive(fake_provider, ["/compact"], capsys)
     assert "nothing to compact yet" in out
+
+
+async def test_clear_model_warning_and_the_resume_hint(fake_provider: FakeProvider,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    fake_provider.queue(Reply(text="First."))
+    out = await drive(fake_provider, ["/model openai/no-such-model-xyz", "/model openai/gpt-4o",
+                                      "hello", "/clear"], capsys)
+    assert out.count("is not in the model table") == 1  # the unknown one only, and allowed
+    assert "model: openai/no-such-model-xyz" in out
+    assert "new session" in out
+    assert "resume with `ai -c`" not in out  # /clear left an empty session behind
+    fake_provider.queue(Reply(text="Second."))
+    out = await drive(fake_provider, ["hello again"], capsys)
+    assert re.search(r"resume with `ai -c` \(or `ai --session [0-9a-f]+`\)", out)

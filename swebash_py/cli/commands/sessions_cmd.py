@@ -34,16 +34,26 @@ def age(timestamp: float, now: float | None = None) -> str:
     return "just now"
 
 
+def turns_text(n: int) -> str:
+    """'1 turn', '3 turns'."""
+    return f"{n} turn" if n == 1 else f"{n} turns"
+
+
+LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "MODEL", "TITLE")
+
+
 @app.command("list")
 def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20) -> None:
-    """Newest first: id, title, age, turns, model."""
+    """Newest first, one line each: id, updated, turns, model, title."""
     sessions = _store().list_sessions(limit)
     if not sessions:
         typer.echo("no sessions yet")
         return
+    width = max(len(info.id) for info in sessions)
+    typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'MODEL':<28}  TITLE")
     for info in sessions:
         title = (info.title or "(untitled)")[:50]
-        typer.echo(f"{info.id}  {age(info.updated):>9}  {info.turns:>3} turns  "
+        typer.echo(f"{info.id:<{width}}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
                    f"{info.model:<28}  {title}")
 
 
