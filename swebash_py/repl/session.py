@@ -293,8 +293,8 @@ class Repl:
     async def _turn(self, text: str, collect: list[str] | None = None,
                     hide_text: bool = False) -> None:
         text = self._attach_mentions(text)
-        if self.pending_context:
-            text = "\n\n".join([*self.pending_context, text])
+        if self.pending_context:  # after the question: the question names the session
+            text = "\n\n".join([text, *self.pending_context])
             self.pending_context.clear()
         self.renderer = make_renderer(self.console)
         def on_error(event: ErrorEvent) -> None:

@@ -86,3 +86,12 @@ async def test_clear_model_warning_and_the_resume_hint(fake_provider: FakeProvid
     fake_provider.queue(Reply(text="Second."))
     out = await drive(fake_provider, ["hello again"], capsys)
     assert re.search(r"resume with `ai -c` \(or `ai --session [0-9a-f]+`\)", out)
+
+
+async def test_a_shell_command_does_not_become_the_session_title(
+        fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="It said hi."))
+    out = await drive(fake_provider, ["!echo hi-from-shell", "what did it print?",
+                                      "/sessions"], capsys)
+    assert re.search(r"\* [0-9a-f]+ .*what did it print\?", out)
+    assert "hi-from-shell" in json.dumps(fake_provider.requests[0].body)
