@@ -8,7 +8,6 @@ renderer's live regions suspended, so they never collide with output.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
@@ -83,9 +82,6 @@ class Repl:
     def __init__(self, settings: Settings, invocation: Invocation) -> None:
         self.settings = settings
         self.invocation = invocation
-        # Cursor-position requests only place completion menus; a terminal that
-        # does not answer them gets prompt-toolkit's warning. Not worth it.
-        os.environ["PROMPT_TOOLKIT_NO_CPR"] = "1"
         self.console = Console()
         self.renderer: Any = make_renderer(self.console)
         history_dir = ensure_data_dir()
@@ -96,6 +92,10 @@ class Repl:
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
+        for each in (self.prompt, self.question_prompt):
+            # A terminal that does not answer cursor-position requests works all
+            # the same (no bottom toolbar); prompt-toolkit's warning is noise there.
+            each.app.renderer.cpr_not_supported_callback = None
         self._session: Session | None = None
         self._ask_lock = asyncio.Lock()
         self.commands = SlashCommands(self)

@@ -106,4 +106,17 @@ def test_a_fifty_column_repl_question(fake_provider: FakeProvider, spawn_ai: Any
         child.expect(pexpect.EOF)
     finally:
         child.terminate(force=True)
-    assert "CPR" not in (child.before or "")
+
+
+@pytest.mark.pty
+def test_no_cpr_warning_in_a_terminal_that_does_not_answer(fake_provider: FakeProvider,
+                                                           spawn_ai: Any) -> None:
+    import pexpect
+
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url,
+                     env={"PROMPT_TOOLKIT_NO_CPR": ""})  # pexpect answers no CPR
+    child.expect("swebash>")
+    # prompt-toolkit gives up on the answer after 2 s and would warn then
+    assert child.expect(["support cursor position", pexpect.TIMEOUT], timeout=4) == 1
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
