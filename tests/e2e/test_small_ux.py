@@ -120,3 +120,16 @@ def test_no_cpr_warning_in_a_terminal_that_does_not_answer(fake_provider: FakePr
     assert child.expect(["support cursor position", pexpect.TIMEOUT], timeout=4) == 1
     child.sendline("/exit")
     child.expect(pexpect.EOF)
+
+
+def test_a_turn_that_failed_for_want_of_a_key_leaves_no_session() -> None:
+    env = {"ANTHROPIC_API_KEY": ""}
+    failed = run_ai("-m", "anthropic/claude-x", "hello", env=env)
+    assert failed.returncode == 1 and "no API key" in failed.stderr
+    assert run_ai("sessions", "list").stdout.strip() == "no sessions yet"
+
+
+def test_the_twin_a_turn_that_ran_leaves_its_session(fake_provider: FakeProvider) -> None:
+    fake_provider.queue(Reply(text="Hi."))
+    assert run_ai("-m", "openai/x", "--api-base", fake_provider.url, "hello").returncode == 0
+    assert "no sessions yet" not in run_ai("sessions", "list").stdout
