@@ -159,9 +159,22 @@ class SlashCommands:
             self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in, "
                           f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
-        cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
-        self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
-                      f"{usage.output_tokens:,} out, cost {cost}")
+        tokens_in, tokens_out, cost = usage.input_tokens, usage.output_tokens, usage.cost
+        summaries = self.repl.fitter.summary_usage
+        if summaries:  # compaction requests: real tokens, not part of any turn
+            from swebash_py.engine.modelinfo import cost as price
+
+            s_in, s_out = sum(u[1] for u in summaries), sum(u[2] for u in summaries)
+            prices = [price(model, i, o) for model, i, o in summaries]
+            s_cost = None if None in prices else sum(p or 0.0 for p in prices)
+            self.repl.say(f"  compaction ({len(summaries)} request"
+                          f"{'s' if len(summaries) > 1 else ''}): {s_in:,} in, {s_out:,} out, "
+                          f"{format_cost(s_cost, (s_in, s_out))}", "dim")
+            tokens_in, tokens_out = tokens_in + s_in, tokens_out + s_out
+            cost = None if cost is None or s_cost is None else cost + s_cost
+        shown = "unknown" if cost is None else f"${cost:.4f}"
+        self.repl.say(f"session {session_id}: {tokens_in:,} tokens in, "
+                      f"{tokens_out:,} out, cost {shown}")
 
 
     async def cmd_undo(self, _arg: str) -> None:
@@ -184,5 +197,6 @@ def format_cost(cost: float | None, turn: object) -> str:
     """'$0.0012', or 'cost unknown' when tokens were used at an unknown price."""
     if cost is not None:
         return f"${cost:.4f}"
-    used = getattr(turn, "input_tokens", 0) or getattr(turn, "output_tokens", 0)
+    used = any(turn) if isinstance(turn, tuple) else bool(
+        getattr(turn, "input_tokens", 0) or getattr(turn, "output_tokens", 0))
     return "cost unknown" if used else "$0.0000"

@@ -95,3 +95,12 @@ async def test_a_shell_command_does_not_become_the_session_title(
                                       "/sessions"], capsys)
     assert re.search(r"\* [0-9a-f]+ .*what did it print\?", out)
     assert "hi-from-shell" in json.dumps(fake_provider.requests[0].body)
+
+
+async def test_cost_counts_the_compaction_request(fake_provider: FakeProvider,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="One.", usage=(100, 20)), Reply(text="Two.", usage=(50, 5)),
+                        Reply(text="SUMMARY: two answers.", usage=(300, 40)))
+    out = await drive(fake_provider, ["first", "second", "/compact", "/cost"], capsys)
+    assert "compaction (1 request): 300 in, 40 out" in out
+    assert "450 tokens in, 65 out" in out  # turns and the summary together
