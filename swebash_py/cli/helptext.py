@@ -26,6 +26,7 @@ Options:
   -s, --shell            ask for one shell command, then run / edit / describe it
   --explain              explain a shell command in a few lines
   --debug                show full tracebacks and provider details
+  --trust                use this folder's .swebash/ settings without asking
   -V, --version          print the version and exit
   -h, --help             show this message and exit
 
@@ -35,6 +36,8 @@ Commands:
                                               "always" rule of this workspace)
   tools                                       tools and whether each asks first
   undo [--yes]                                revert the file changes of the last turn here
+  mcp list                                    MCP servers, their state and tools
+  config trust list|revoke PATH               trusted project folders
   help                                        this help
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.

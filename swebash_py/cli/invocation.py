@@ -22,6 +22,7 @@ class Invocation:
     sandbox: str | None = None
     show_version: bool = False
     show_help: bool = False
+    trust: bool = False  # use this folder's .swebash/ settings without asking
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""

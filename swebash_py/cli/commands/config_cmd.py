@@ -103,7 +103,11 @@ def effective_report(settings: Settings) -> dict[str, Any]:
 
 
 def redact(value: Any, key: str = "") -> Any:
-    """Replace values of secret-looking keys with '***'."""
+    """Replace values of secret-looking keys with '***' (and every literal value of
+    an MCP server's ``env`` and ``headers``: tokens hide under any name there)."""
+    if isinstance(value, dict) and key in ("env", "headers"):
+        return {k: v if re.fullmatch(r"\$\{\w+\}", str(v)) else "***"
+                for k, v in value.items()}
     if isinstance(value, dict):
         return {k: redact(v, k) for k, v in value.items()}
     if isinstance(value, list):
@@ -151,7 +155,12 @@ def _toml_lines(settings: dict[str, Any], sources: dict[str, str]) -> list[str]:
            if not isinstance(v, dict)]
     tables = []
     for name, table in settings.items():
-        if isinstance(table, dict):
+        if name == "mcp_servers" and isinstance(table, dict):
+            source = sources.get(name, "default")
+            for server, keys in table.items():
+                tables += ["", f"[mcp_servers.{server}]",
+                           *(line(k, v, source) for k, v in keys.items())]
+        elif isinstance(table, dict):
             source = sources.get(name, "default")
             tables += ["", f"[{name}]", *(line(k, v, source) for k, v in table.items())]
     return [*top, *tables]
