@@ -50,7 +50,8 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20) -> None:
         typer.echo("no sessions yet")
         return
     width = max(len(info.id) for info in sessions)
-    typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'MODEL':<28}  TITLE")
+    if sys.stdout.isatty():  # piped (`| awk '{print $1}'`), every line is a session
+        typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'MODEL':<28}  TITLE")
     for info in sessions:
         title = (info.title or "(untitled)")[:50]
         typer.echo(f"{info.id:<{width}}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
