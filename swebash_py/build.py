@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 from swebash_py.agent.hooks import hook_callbacks
 from swebash_py.agent.loop import Agent, AgentOptions
@@ -50,8 +51,12 @@ class Session:
     agent: Agent
     jobs: JobTable | None  # the session's background commands (None: no tools)
     extensions: Extensions = field(default_factory=Extensions)  # AGENTS.md, commands, MCP
+    uploader: Any = None  # the team store's uploader (None: no store URL)
 
     def close(self) -> None:
+        from swebash_py.team.wiring import stop_uploader
+
+        stop_uploader(self.uploader, self.store)  # waits at most 2 s
         if self.jobs is not None:
             self.jobs.close()  # background commands end with the session
         self.store.close()
@@ -65,7 +70,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
     """A conversation (new, ``resume``d or the latest here) ready for turns."""
     store = open_store()
     cwd = str(settings.workspace)
-    session_id = resume_target(store, resume, continue_last, cwd)
+    session_id = resume_target(store, resume, continue_last, cwd, settings, on_notice)
     history = store.load_messages(session_id) if session_id else []
     recorder = StoreRecorder(store, settings.resolved_model, cwd, session_id)
     approver = make_approver(settings, asker, use_tty, renderer_suspend)
@@ -92,8 +97,10 @@ def build_session(settings: Settings, *, resume: str | None = None,
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,
                   pre_hook=pre_hook, post_hook=post_hook)
+    from swebash_py.team.wiring import start_uploader
+
     return Session(settings, store, recorder, client, registry, fitter, approver, agent,
-                   jobs, extensions)
+                   jobs, extensions, start_uploader(settings, store))
 
 
 def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, debug: bool,
@@ -161,11 +168,18 @@ def open_store() -> Store:
     return store
 
 
-def resume_target(store: Store, resume: str | None, continue_last: bool,
-                  cwd: str) -> str | None:
-    """The session id to continue, if one is asked for."""
+def resume_target(store: Store, resume: str | None, continue_last: bool, cwd: str,
+                  settings: Settings | None = None,
+                  warn: Callable[[str], None] | None = None) -> str | None:
+    """The session id to continue, if one is asked for (with a store URL, the team
+    store's records of it are merged in first: it may have started on another host)."""
     if resume:
-        info = store.get_session(resume)
+        pulled = None
+        if settings is not None:
+            from swebash_py.team.remote import pull_session
+
+            pulled = pull_session(settings, store, resume, warn)
+        info = store.get_session(pulled or resume)
         if info is None:
             raise SwebashError(f"no session '{resume}' (see `ai sessions list`)")
         return str(info.id)

@@ -7,6 +7,7 @@ The file is TOML (see ``config.example.toml``). Every problem becomes one
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -57,6 +58,18 @@ class SandboxSettings(Section):
     preview_max_mb: int = Field(1024, ge=1)
 
 
+class StoreSettings(Section):
+    url: str | None = None  # postgresql://... (the team store); never printed whole
+    upload_output: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_only(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL")
+        return value or None
+
+
 class Settings(Section):
     model: str | None = None
     api_base: str | None = None
@@ -79,6 +92,7 @@ class Settings(Section):
     hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
     sandbox: SandboxSettings = Field(
         default_factory=lambda: SandboxSettings.model_validate({}))
+    store: StoreSettings = Field(default_factory=lambda: StoreSettings.model_validate({}))
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     _project: Any = PrivateAttr(default=None)  # the ProjectStatus of this run, if decided
 
@@ -139,12 +153,15 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     for variable, key in _ENV_KEYS.items():
         if value := os.environ.get(variable):
             data[key] = value
+    if url := os.environ.get("SWEBASH_STORE_URL"):
+        data["store"] = {**(data.get("store") or {}), "url": url}
     for key, value in (flags or {}).items():
         if value is not None and key == "sandbox_mode":
             section = data.get("sandbox")
             data["sandbox"] = {**(section if isinstance(section, dict) else {}), "mode": value}
         elif value is not None:
             data[key] = value
+    data = _managed(data, flags or {})
     try:
         settings = Settings.model_validate(data)
     except ValidationError as exc:
@@ -157,6 +174,21 @@ def _workspace_of(data: dict[str, Any]) -> Path:
     tools = data.get("tools")
     configured = tools.get("workspace") if isinstance(tools, dict) else None
     return Path(str(configured) if configured else Path.cwd()).expanduser().resolve()
+
+
+def _managed(data: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+    """Lay the managed policy (``managed.py``) over everything else, if there is one."""
+    from swebash_py import managed
+
+    path = managed.managed_path()
+    fixed = read_config_file(path)
+    if not fixed:
+        return data
+    return managed.apply(data, flags, fixed, path, _notice)
+
+
+def _notice(message: str) -> None:
+    sys.stderr.write(f"ai: note: {message}\n")
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -180,6 +212,8 @@ def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str,
     source = _source_of(key, path, flags)
     if first["type"] == "extra_forbidden":
         problem = "unknown key" + _did_you_mean(first["loc"])
+    elif key == "store.url":  # the input may hold a password: never echo it
+        problem = str(first["msg"])
     else:
         problem = f"{first['msg']} (got {first.get('input')!r})"
     more = len(exc.errors()) - 1
@@ -207,4 +241,6 @@ def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
     for variable, name in _ENV_KEYS.items():
         if name == top and os.environ.get(variable):
             return f"environment variable {variable}"
+    if key == "store.url" and os.environ.get("SWEBASH_STORE_URL"):
+        return "environment variable SWEBASH_STORE_URL"
     return str(path)

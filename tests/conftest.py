@@ -17,7 +17,7 @@ _CLEARED = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API
             "OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "SWEBASH_MODEL",
             "SWEBASH_API_BASE", "SWEBASH_APPROVAL", "NO_COLOR", "FORCE_COLOR", "COLUMNS",
             "LINES", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-            "all_proxy", "BRAVE_API_KEY")
+            "all_proxy", "BRAVE_API_KEY", "SWEBASH_STORE_URL")
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +28,7 @@ def isolated(tmp_path_factory: pytest.TempPathFactory,
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SWEBASH_HOME", str(home / "data"))
     monkeypatch.setenv("SWEBASH_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("SWEBASH_MANAGED_CONFIG", str(home / "managed.toml"))  # not /etc's
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import time
 import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, Protocol
@@ -22,6 +23,7 @@ from typing import Any, Literal, Protocol
 from pydantic import ValidationError
 
 from swebash_py.agent.truncate import cap_middle
+from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ToolResultBlock, ToolUseBlock
 from swebash_py.events import ApprovalEvent, BlockStart, BlockStop, ToolProgress, TurnEvent
@@ -32,6 +34,7 @@ Emit = Callable[[TurnEvent], None]
 OnResult = Callable[[ToolResultBlock], None]
 PreHook = Callable[[PendingCall], Awaitable[str | None]]
 PostHook = Callable[[PendingCall, ToolResult], Awaitable[None]]
+AuditSink = Callable[[CallRecord], None]
 CANCELLED = "cancelled by the user"
 
 
@@ -57,7 +60,8 @@ class ToolExecutor:
                  emit: Emit, next_index: Callable[[], int], *, max_concurrency: int = 8,
                  timeout: float | None = None, pre_hook: PreHook | None = None,
                  post_hook: PostHook | None = None, debug: bool = False,
-                 on_result: OnResult = lambda _block: None) -> None:
+                 on_result: OnResult = lambda _block: None,
+                 audit: AuditSink | None = None) -> None:
         self._registry = registry
         self._on_result = on_result
         self._answered: set[str] = set()
@@ -69,6 +73,7 @@ class ToolExecutor:
         self._timeout = timeout or context.command_timeout + 15
         self._pre_hook, self._post_hook = pre_hook, post_hook
         self._debug = debug
+        self._audit = audit
         self._slots: list[_Slot] = []
         self._stream_done = asyncio.Event()
         self._ask_gate: asyncio.Future[None] | None = None
@@ -131,12 +136,18 @@ class ToolExecutor:
             pending = pending_or_error
             await _wait_for(before, writes_only=pending.tool.read_only)
             verdict = await self._decide(pending, gate_before, my_gate)
+            label = label_for(verdict.action, verdict.by, getattr(self._approver, "mode", ""),
+                              verdict.label)
             if verdict.action != "allow":
+                self._record(pending, label, None)
                 return self._finish(call, ToolResult(_denial_text(verdict), is_error=True))
             if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
+                self._record(pending, "hook", None)
                 return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
                                                      is_error=True))
+            started = time.monotonic()
             result = await self._run(pending, verdict.grant)
+            self._record(pending, label, result, time.monotonic() - started)
             if self._post_hook:
                 await self._post_hook(pending, result)
             return self._finish(call, result)
@@ -200,6 +211,24 @@ class ToolExecutor:
                 detail = traceback.format_exc() if self._debug else ""
                 return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
                                   .rstrip(), is_error=True)
+
+    def _record(self, pending: PendingCall, label: DecisionLabel, result: ToolResult | None,
+                seconds: float | None = None) -> None:
+        """One audit row for the call; a failing sink never breaks the turn."""
+        if self._audit is None:
+            return
+        exit_code = result.metadata.get("exit_code") if result is not None else None
+        record = CallRecord(
+            pending.call.name, pending.args.model_dump(exclude_none=True), label,
+            allowed=result is not None,
+            exit_code=exit_code if isinstance(exit_code, int) else None,
+            duration_ms=None if seconds is None else round(seconds * 1000),
+            output=None if result is None else result.output)
+        try:
+            self._audit(record)
+        except Exception:
+            if self._debug:
+                traceback.print_exc()
 
     def _progress_sink(self, call: ToolUseBlock) -> Callable[[str], None]:
         def progress(text: str) -> None:

@@ -212,7 +212,7 @@ class Agent:
         executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                                 timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
                                 post_hook=self._post_hook, debug=self.options.debug,
-                                on_result=record)
+                                on_result=record, audit=getattr(self._recorder, "audit", None))
         try:
             async for event in self._request_stream(emit):
                 for call in assembler.feed(event):

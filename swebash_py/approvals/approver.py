@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from swebash_py.approvals import policy, remembered
+from swebash_py.approvals.audit import label_for
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.errors import StorageError
@@ -84,7 +85,15 @@ class PolicyApprover:
                     if pending.tool.name == "run_command" else None)
         decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
                                            self._host, self.workspace)
-        return replace(decision, warnings=list(decision.warnings), grant=grant)
+        result = replace(decision, warnings=list(decision.warnings), grant=grant)
+        result.label = label_for(result.action, result.by, self.mode)
+        if result.action == "allow" and result.by == "rule":
+            configured_only = policy.decide(traits, args, pending.preview, self.mode,
+                                            self._configured, self.workspace,
+                                            sandboxed=sandboxed)
+            if not (configured_only.action == "allow" and configured_only.by == "rule"):
+                result.label = "user-always"  # a rule the user's "always" answer made
+        return result
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         try:
@@ -102,35 +111,41 @@ class PolicyApprover:
             if escalation:
                 return Verdict("deny", "no-terminal", "running a command outside the sandbox "
                                "needs the user's answer and there is no terminal to ask on "
-                               "(--yes does not answer it; [sandbox] host_allow can)")
-            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending))
+                               "(--yes does not answer it; [sandbox] host_allow can)",
+                               label="denied")
+            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending),
+                           label="denied")
         if escalation:
             answer = await self._asker(pending, verdict, None)
             if answer.kind in ("yes", "always"):
-                return Verdict("allow", "user", "allowed once, outside the sandbox")
+                return Verdict("allow", "user", "allowed once, outside the sandbox",
+                               label="user-once")
             if answer.kind == "instruction":
                 return Verdict("deny", "user", f"the user said instead: {answer.text}",
-                               instruction=answer.text)
-            return Verdict("deny", "user", "the user said no")
+                               instruction=answer.text, label="denied")
+            return Verdict("deny", "user", "the user said no", label="denied")
         rule = policy.suggest_rule(pending.tool.traits(),
                                    pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
-            return Verdict("allow", "user", "allowed once")
+            return Verdict("allow", "user", "allowed once", label="user-once")
         if answer.kind == "always":
             if not rule:
-                return Verdict("allow", "user", "allowed once (no rule can safely cover it)")
+                return Verdict("allow", "user", "allowed once (no rule can safely cover it)",
+                               label="user-once")
             try:
                 for each in rule:
                     remembered.add(self.workspace, each)
             except StorageError as exc:  # a broken approvals.json is never overwritten
-                return Verdict("allow", "user", f"allowed once; not remembered: {exc}")
-            return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}")
+                return Verdict("allow", "user", f"allowed once; not remembered: {exc}",
+                               label="user-once")
+            return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}",
+                           label="user-always")
         if answer.kind == "instruction":
             return Verdict("deny", "user", f"the user said instead: {answer.text}",
-                           instruction=answer.text)
-        return Verdict("deny", "user", "the user said no")
+                           instruction=answer.text, label="denied")
+        return Verdict("deny", "user", "the user said no", label="denied")
 
     def _no_terminal_reason(self, pending: PendingCall) -> str:
         if pending.preview.must_ask:

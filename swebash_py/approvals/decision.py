@@ -43,6 +43,7 @@ class Decision:
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
     instruction: str = ""  # what the user typed instead of yes/no, for the model
+    label: str = ""  # the audit's decision label (see ``approvals.audit``), when known
     read_only_list: bool = False  # allowed only by the built-in read-only command list
     grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
 

@@ -38,6 +38,8 @@ Commands:
   undo [--yes]                                revert the file changes of the last turn here
   mcp list                                    MCP servers, their state and tools
   config trust list|revoke PATH               trusted project folders
+  sync [--status|--verify]                    upload to the team store now
+  audit [--host H] [--user U] [--since WHEN]  every tool call and who allowed it
   help                                        this help
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.

@@ -19,10 +19,12 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 def _register_subcommands() -> None:
     from swebash_py.cli.commands import (
+        audit_cmd,
         config_cmd,
         doctor_cmd,
         mcp_cmd,
         sessions_cmd,
+        sync_cmd,
         tools_cmd,
         trust_cmd,
         undo_cmd,
@@ -35,6 +37,8 @@ def _register_subcommands() -> None:
     app.command("tools")(tools_cmd.tools)
     app.command("undo")(undo_cmd.undo)
     app.command("doctor")(doctor_cmd.doctor)
+    app.command("sync")(sync_cmd.sync)
+    app.command("audit")(audit_cmd.audit)
 
 
 def run(args: list[str]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -179,12 +179,14 @@ class SlashCommands:
 
     async def cmd_sessions(self, _arg: str) -> None:
         from swebash_py.cli.commands.sessions_cmd import age, turns_text
+        from swebash_py.store.ids import shortest_unique
 
         current = self.repl.recorder.session_id
+        short = shortest_unique(self.repl.store.session_ids())
         for info in self.repl.store.list_sessions(15):
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
-                f"{mark} {info.id}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
+                f"{mark} {short[info.id]}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
                 f"{(info.title or '')[:50]}"))
 
     async def cmd_resume(self, arg: str) -> None:
@@ -192,11 +194,28 @@ class SlashCommands:
             self.repl.say("usage: /resume ID (see /sessions)", "red")
             return
         info = self.repl.store.get_session(arg)
+        if info is None:  # another host's, perhaps (with a store URL)
+            info = await self._pull(arg)
         if info is None:
             self.repl.say(f"no session '{arg}'", "red")
             return
         self.repl.resume(info.id)
         self.repl.show_recap()
+
+    async def _pull(self, key: str) -> Any:
+        """The team store's session ``key``, copied in; None when there is none."""
+        import asyncio
+
+        from swebash_py.errors import SwebashError
+        from swebash_py.team.remote import pull_session
+
+        store = self.repl.store
+        try:
+            found = await asyncio.to_thread(pull_session, self.repl.settings, store, key)
+        except SwebashError as exc:
+            self.repl.say(str(exc), "red")
+            return None
+        return store.get_session(found) if found else None
 
     async def cmd_compact(self, _arg: str) -> None:
         agent = self.repl.agent
@@ -237,7 +256,10 @@ class SlashCommands:
             tokens_in, tokens_out = tokens_in + s_in, tokens_out + s_out
             cost = None if cost is None or s_cost is None else cost + s_cost
         shown = "unknown" if cost is None else f"${cost:.4f}"
-        self.repl.say(f"session {session_id}: {tokens_in:,} tokens in, "
+        from swebash_py.store.ids import shortest_unique
+
+        short = shortest_unique(self.repl.store.session_ids()).get(session_id, session_id)
+        self.repl.say(f"session {short}: {tokens_in:,} tokens in, "
                       f"{tokens_out:,} out, cost {shown}")
 
 

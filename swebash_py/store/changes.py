@@ -37,6 +37,9 @@ class FileChangesMixin:
     def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[Any]:
         raise NotImplementedError
 
+    def _write_queued(self) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
     def record_change(self, turn_id: int, change: FileChange) -> int:
         with self._write() as db:
             cur = db.execute(
@@ -89,10 +92,14 @@ class FileChangesMixin:
 
     def mark_rewound(self, session_id: str, first_seq: int) -> int:
         """Take turns ``first_seq`` and later out of the conversation; returns how many."""
-        with self._write() as db:
-            return db.execute("UPDATE turns SET rewound = ? WHERE session_id = ? AND seq >= ?"
-                              " AND rewound IS NULL", (time.time(), session_id, first_seq)
-                              ).rowcount
+        now = time.time()
+        with self._write_queued() as db:  # a rewind is a later fact: it goes up too
+            count = db.execute("UPDATE turns SET rewound = ? WHERE session_id = ? AND seq >= ?"
+                               " AND rewound IS NULL", (now, session_id, first_seq)).rowcount
+            db.execute("INSERT INTO outbox (kind, uid) SELECT 'rewind', uid FROM turns"
+                       " WHERE session_id = ? AND seq >= ? AND rewound = ? ORDER BY seq",
+                       (session_id, first_seq, now))
+            return count
 
 
 def _stored(rows: list[Any]) -> Iterator[StoredChange]:

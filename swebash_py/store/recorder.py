@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from swebash_py.approvals.audit import CallRecord
 from swebash_py.checkpoints.model import FileChange
 from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import SessionGone, StorageError
@@ -62,6 +63,14 @@ class StoreRecorder:
 
     def forget(self, change_id: int) -> None:
         self._safely(self.store.drop_change, change_id)
+
+    def audit(self, record: CallRecord) -> None:
+        """Keep one tool call's audit row (the team store's uploader sends it on)."""
+        from swebash_py.store.audit import audit_row
+
+        turn = self._turn_id if self._turn_id is not None else self._last_turn_id
+        turn_uid = self._safely(self.store.turn_uid, turn) if turn is not None else None
+        self._safely(self.store.add_audit, audit_row(record, self.session_id, turn_uid, self.cwd))
 
     def checkpoint(self, messages: list[Message]) -> None:
         """Persist a compacted history, so resuming does not compact again."""

@@ -96,7 +96,68 @@ CREATE INDEX file_changes_turn ON file_changes(turn_id, id);
 ALTER TABLE turns ADD COLUMN rewound REAL;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4]
+# v5: global ids and the upload outbox. Session ids become UUIDv7 (time from
+# ``created``; foreign keys are checked at COMMIT, after every reference has
+# moved), turns and blocks get a ``uid``; ``host_id`` is NULL for records made
+# on this host, else the host that made them (a session continued from the
+# team store); ``legacy_id`` keeps a session's old 8-character id, which the
+# CLI still accepts. Every record made here is queued in ``outbox`` in the same
+# transaction, so an upload can never miss one (the existing ones included).
+V_GLOBAL_IDS = """
+PRAGMA defer_foreign_keys = ON;
+CREATE TEMP TABLE session_ids AS SELECT id AS old, swebash_uuid7(created) AS new FROM sessions;
+UPDATE turns SET session_id = (SELECT new FROM temp.session_ids WHERE old = turns.session_id);
+UPDATE checkpoints SET session_id =
+    (SELECT new FROM temp.session_ids WHERE old = checkpoints.session_id);
+ALTER TABLE sessions ADD COLUMN legacy_id TEXT;
+UPDATE sessions SET legacy_id = id,
+    id = (SELECT new FROM temp.session_ids WHERE old = sessions.id);
+DROP TABLE temp.session_ids;
+ALTER TABLE sessions ADD COLUMN host_id TEXT;
+ALTER TABLE sessions ADD COLUMN hostname TEXT;
+ALTER TABLE sessions ADD COLUMN os_user TEXT;
+ALTER TABLE turns ADD COLUMN uid TEXT;
+ALTER TABLE turns ADD COLUMN host_id TEXT;
+UPDATE turns SET uid = swebash_uuid7(created);
+CREATE UNIQUE INDEX turns_uid ON turns(uid);
+ALTER TABLE turn_blocks ADD COLUMN uid TEXT;
+ALTER TABLE turn_blocks ADD COLUMN host_id TEXT;
+UPDATE turn_blocks SET uid = swebash_uuid7(created);
+CREATE UNIQUE INDEX turn_blocks_uid ON turn_blocks(uid);
+CREATE TABLE audit (
+    uid           TEXT PRIMARY KEY,
+    time          REAL NOT NULL,
+    session_id    TEXT,
+    turn_uid      TEXT,
+    cwd           TEXT,
+    tool          TEXT NOT NULL,
+    command       TEXT,
+    decision      TEXT NOT NULL,
+    allowed       INTEGER NOT NULL,
+    exit_code     INTEGER,
+    duration_ms   INTEGER,
+    output_sha256 TEXT,
+    output_length INTEGER,
+    output        TEXT
+);
+CREATE INDEX audit_time ON audit(time);
+CREATE TABLE outbox (
+    seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('session', 'turn', 'block', 'outcome', 'rewind',
+                                       'audit')),
+    uid  TEXT NOT NULL
+);
+CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT);
+INSERT INTO outbox (kind, uid) SELECT 'session', id FROM sessions ORDER BY created;
+INSERT INTO outbox (kind, uid) SELECT 'turn', uid FROM turns ORDER BY created, id;
+INSERT INTO outbox (kind, uid) SELECT 'block', uid FROM turn_blocks ORDER BY created, id;
+INSERT INTO outbox (kind, uid)
+    SELECT 'outcome', uid FROM turns WHERE completed IS NOT NULL ORDER BY completed, id;
+INSERT INTO outbox (kind, uid)
+    SELECT 'rewind', uid FROM turns WHERE rewound IS NOT NULL ORDER BY rewound, id;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -165,6 +226,12 @@ def _enable_wal(conn: sqlite3.Connection) -> None:
         delay = min(delay * 2, 0.1)
 
 
+def _uuid7_at(created: float | None) -> str:
+    from swebash_py.store.ids import uuid7
+
+    return uuid7(float(created) if created is not None else None)
+
+
 def version(conn: sqlite3.Connection) -> int:
     row = conn.execute("PRAGMA user_version").fetchone()
     return int(row[0])
@@ -174,6 +241,7 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> None:
     """Apply the missing migrations up to ``target``, each in its own transaction."""
     if version(conn) >= target:
         return
+    conn.create_function("swebash_uuid7", 1, _uuid7_at)
     for number in range(1, target + 1):
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -9,11 +9,10 @@ in flight. Text is passed through :func:`redact` before it is written.
 from __future__ import annotations
 
 import re
-import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +25,7 @@ from swebash_py.paths import ensure_data_dir
 from swebash_py.store import export as exporter
 from swebash_py.store import faults
 from swebash_py.store.changes import FileChangesMixin
+from swebash_py.store.ids import uuid7
 from swebash_py.store.records import (
     BlockRecord,
     SessionInfo,
@@ -39,6 +39,7 @@ from swebash_py.store.records import (
     parse_json,
 )
 from swebash_py.store.schema import connect
+from swebash_py.store.team_records import TeamRecordsMixin, queue, queue_select
 
 _PREFIX = re.compile(r"^[0-9A-Za-z_-]+$")
 _SESSION_COLUMNS = (
@@ -57,7 +58,7 @@ def default_path() -> Path:
     return data_dir() / "sessions.db"
 
 
-class Store(FileChangesMixin):
+class Store(FileChangesMixin, TeamRecordsMixin):
     """The sessions database; safe to share between threads of one process."""
 
     def __init__(self, path: Path | str | None = None) -> None:
@@ -65,6 +66,9 @@ class Store(FileChangesMixin):
         self.moved_aside: Path | None = None  # where a damaged database went
         self._conn = self._open()
         self._lock = threading.Lock()
+        # Called after every commit that queued a record for upload (the
+        # team store's uploader wakes up on it); must not block.
+        self.on_queued: Callable[[], None] | None = None
 
     def _open(self) -> sqlite3.Connection:
         """Connect; a damaged database is moved aside and a new one started."""
@@ -106,6 +110,14 @@ class Store(FileChangesMixin):
                 raise
             self._conn.execute("COMMIT")
 
+    @contextmanager
+    def _write_queued(self) -> Iterator[sqlite3.Connection]:
+        """A write that queues records in ``outbox``; wakes the uploader after."""
+        with self._write() as db:
+            yield db
+        if self.on_queued is not None:
+            self.on_queued()
+
     def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[Any]:
         with self._lock, faults.converted(self.path):
             return self._conn.execute(sql, args).fetchall()
@@ -113,18 +125,14 @@ class Store(FileChangesMixin):
     # ---------------------------------------------------------------- sessions
     def create_session(self, model: str | None, cwd: str | None,
                        title: str | None = None) -> str:
-        """A new session; returns its id (8 hex characters)."""
-        now = time.time()
-        for _ in range(20):
-            sid = secrets.token_hex(4)
-            with self._write() as db:
-                added = db.execute(
-                    "INSERT OR IGNORE INTO sessions (id, title, created, updated, model, cwd)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (sid, title and make_title(title), now, now, model, cwd)).rowcount
-            if added:  # else the id was taken: try another
-                return sid
-        raise RuntimeError("could not allocate a session id")
+        """A new session; returns its id (a UUIDv7)."""
+        now, sid = time.time(), uuid7()
+        with self._write_queued() as db:
+            db.execute("INSERT INTO sessions (id, title, created, updated, model, cwd)"
+                       " VALUES (?, ?, ?, ?, ?, ?)",
+                       (sid, title and make_title(title), now, now, model, cwd))
+            queue(db, "session", sid)
+        return sid
 
     def resolve(self, id_or_prefix: str) -> str | None:
         """The full id for an id or a unique prefix; None when nothing matches."""
@@ -133,6 +141,9 @@ class Store(FileChangesMixin):
             return None
         rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
                           (len(key), key))
+        if not rows:  # an id from before global ids (kept by the migration)
+            rows = self._read("SELECT id FROM sessions WHERE substr(legacy_id, 1, ?) = ?"
+                              " LIMIT 2", (len(key), key))
         exact = [r for r in rows if r[0] == key]
         if exact or len(rows) == 1:
             return str((exact or rows)[0][0])
@@ -181,12 +192,13 @@ class Store(FileChangesMixin):
     # ---------------------------------------------------------------- turns
     def begin_turn(self, session_id: str, user_text: str) -> int:
         """Record the user's request; returns the turn id for ``add_block``."""
-        now, text = time.time(), redact(user_text)
-        with self._write() as db:
+        now, text, uid = time.time(), redact(user_text), uuid7()
+        with self._write_queued() as db:
             row = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?",
                              (session_id,)).fetchone()
-            cur = db.execute("INSERT INTO turns (session_id, seq, user_text, created)"
-                             " VALUES (?, ?, ?, ?)", (session_id, row[0], text, now))
+            cur = db.execute("INSERT INTO turns (session_id, seq, user_text, created, uid)"
+                             " VALUES (?, ?, ?, ?, ?)", (session_id, row[0], text, now, uid))
+            queue(db, "turn", uid)
             db.execute("UPDATE sessions SET updated = ?, title = COALESCE(title, ?)"
                        " WHERE id = ?", (now, make_title(text), session_id))
             return int(cur.lastrowid or 0)
@@ -195,20 +207,22 @@ class Store(FileChangesMixin):
         """Append one completed block to the turn (one committed write); ``step``
         is the request of the turn it belongs to (see ``in_request_order``)."""
         kind, text, meta = block_to_row(block, step)
-        now = time.time()
-        with self._write() as db:
-            db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)"
-                       " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM turn_blocks"
-                       " WHERE turn_id = ?", (turn_id, kind, text, meta, now, turn_id))
+        now, uid = time.time(), uuid7()
+        with self._write_queued() as db:
+            db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created,"
+                       " uid) SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM turn_blocks"
+                       " WHERE turn_id = ?", (turn_id, kind, text, meta, now, uid, turn_id))
+            queue(db, "block", uid)
             db.execute("UPDATE sessions SET updated = ? WHERE id ="
                        " (SELECT session_id FROM turns WHERE id = ?)", (now, turn_id))
 
     def finish_turn(self, turn_id: int, stop_reason: str, input_tokens: int = 0,
                     output_tokens: int = 0, cost: float | None = None) -> None:
-        with self._write() as db:
+        with self._write_queued() as db:
             db.execute("UPDATE turns SET completed = ?, stop_reason = ?, input_tokens = ?,"
                        " output_tokens = ?, cost = ? WHERE id = ?",
                        (time.time(), stop_reason, input_tokens, output_tokens, cost, turn_id))
+            queue_select(db, "outcome", "SELECT uid FROM turns WHERE id = ?", (turn_id,))
 
     # ---------------------------------------------------------------- reading
     def turns(self, session_id: str) -> list[TurnRecord]:

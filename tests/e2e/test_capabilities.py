@@ -144,7 +144,10 @@ def test_a_background_server_then_a_fetch_then_stop_leaves_nothing(
 
     port = free_port()
     (workspace / "index.html").write_text("served-by-the-background-server\n")
-    fetch = (f"{sys.executable} -c \"import time, urllib.request as u\n"
+    # the base interpreter, not the venv's: a checkout under /tmp is out of the
+    # sandbox's sight (its /tmp is its own)
+    python = Path(sys.base_prefix) / "bin" / "python3"
+    fetch = (f"{python} -c \"import time, urllib.request as u\n"
              f"for _ in range(300):\n"
              f"    try:\n"
              f"        print(u.urlopen('http://127.0.0.1:{port}/index.html').read().decode())\n"
@@ -152,7 +155,7 @@ def test_a_background_server_then_a_fetch_then_stop_leaves_nothing(
              f"    except OSError:\n"
              f"        time.sleep(0.05)\"")
     fake_provider.queue(
-        call("run_command", "r1", command=f"{sys.executable} -m http.server {port} "
+        call("run_command", "r1", command=f"{python} -m http.server {port} "
                                           "--bind 127.0.0.1", background=True),
         call("run_command", "r2", command=fetch),
         call("command_output", "o1", id="bg1", wait=5),

@@ -78,7 +78,7 @@ def test_an_allow_rule_admits_one_server_only(fake_provider: FakeProvider, works
 def test_failures_reach_the_model_as_errors(fake_provider: FakeProvider, workspace: Path,
                                             isolated: Path) -> None:
     (isolated / "config.toml").write_text(toml_servers(
-        t={**stdio_server(), "tool_timeout": 3}, bad=stdio_server("--fail-at-start")))
+        t={**stdio_server(), "tool_timeout": 10}, bad=stdio_server("--fail-at-start")))
     fake_provider.queue(Reply(tool_calls=[
         ToolCall("c1", "mcp__t__boom", "{}"),
         ToolCall("c2", "mcp__t__slow", json.dumps({"seconds": 60})),

@@ -25,7 +25,7 @@ SORT_SH = "sort -S 1 --co=sh lines.txt > /dev/null"
 def lines(workspace: Path) -> None:
     """Input that makes sort spill to temporary files through its "compressor"."""
     (workspace / "lines.txt").write_text("touch pwned\n" + "".join(
-        f": {i}\n" for i in range(100_000)))
+        f": {i}\n" for i in range(5_000)))
 
 
 # -- read-only: a "read-only" command that runs a program writes nothing ---------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ def full_turn(store: Store, sid: str, text: str = "list files") -> int:
 
 def test_session_lifecycle(store: Store) -> None:
     sid = store.create_session("openai/gpt-4o", "/work")
-    assert len(sid) == 8 and int(sid, 16) >= 0
+    assert uuid.UUID(sid).version == 7  # a global id (UUIDv7)
     info = store.get_session(sid)
     assert info is not None and info.title is None and info.turns == 0
     full_turn(store, sid, "  \n  list the files in this directory please, and then tell me "

@@ -18,7 +18,7 @@ def test_empty_database_gets_the_current_schema(tmp_path: Path) -> None:
     db = tmp_path / "new" / "sessions.db"
     Store(db).close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert {"input_tokens", "output_tokens", "cost", "stop_reason"} <= columns(db, "turns")
     assert {"turn_id", "block_seq", "messages"} <= columns(db, "checkpoints")
@@ -43,12 +43,13 @@ def test_v1_database_is_upgraded_and_keeps_its_data(tmp_path: Path) -> None:
     assert "input_tokens" not in columns(db, "turns")
 
     with Store(db) as store:
-        info = store.get_session("abcd")
+        info = store.get_session("abcd")  # the old id still finds it
         assert info is not None and info.title == "old one" and info.turns == 1
-        assert [m.text for m in store.load_messages("abcd1234")] == ["hello", "hi there"]
-        turn = store.begin_turn("abcd1234", "more")
+        sid = info.id  # now a global id
+        assert [m.text for m in store.load_messages(sid)] == ["hello", "hi there"]
+        turn = store.begin_turn(sid, "more")
         store.finish_turn(turn, "stop", 100, 50, 0.5)
-        usage = store.session_usage("abcd1234")
+        usage = store.session_usage(sid)
         assert (usage.turns, usage.input_tokens, usage.cost) == (2, 100, 0.5)
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -79,8 +80,10 @@ def test_previous_schema_v2_is_upgraded_and_keeps_its_data(tmp_path: Path) -> No
     conn.close()
     assert "turn_id" not in columns(db, "checkpoints")
     with Store(db) as store:
-        assert [m.text for m in store.load_messages("feed0001")] == ["question", "answer"]
-        assert store.session_usage("feed0001").input_tokens == 42
+        sid = store.resolve("feed0001")
+        assert sid is not None
+        assert [m.text for m in store.load_messages(sid)] == ["question", "answer"]
+        assert store.session_usage(sid).input_tokens == 42
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert "block_seq" in columns(db, "checkpoints")

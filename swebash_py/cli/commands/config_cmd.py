@@ -90,6 +90,10 @@ def effective_report(settings: Settings) -> dict[str, Any]:
 
     values = redact(settings.model_dump(mode="json"))
     values["model"] = settings.resolved_model
+    if settings.store.url:
+        from swebash_py.team.url import mask
+
+        values["store"]["url"] = mask(settings.store.url)  # never the password
     return {
         "config_file": str(config_path()),
         "config_file_exists": config_path().exists(),

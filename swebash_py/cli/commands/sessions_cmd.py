@@ -43,27 +43,59 @@ LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "MODEL", "TITLE")
 
 
 @app.command("list")
-def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20) -> None:
-    """Newest first, one line each: id, updated, turns, model, title."""
-    sessions = _store().list_sessions(limit)
+def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
+          all_hosts: Annotated[bool, typer.Option(
+              "--all-hosts", help="the team's sessions, from the team store")] = False) -> None:
+    """Newest first, one line each: id, updated, turns, model, title (--all-hosts: id,
+    host, user, updated, turns, title)."""
+    if all_hosts:
+        _list_all_hosts(limit)
+        return
+    store = _store()
+    sessions = store.list_sessions(limit)
     if not sessions:
         typer.echo("no sessions yet")
         return
-    width = max(len(info.id) for info in sessions)
+    from swebash_py.store.ids import shortest_unique
+
+    short = shortest_unique(store.session_ids())
+    width = max(len(short[i.id]) for i in sessions)
     if sys.stdout.isatty():  # piped (`| awk '{print $1}'`), every line is a session
         typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'MODEL':<28}  TITLE")
     for info in sessions:
         title = (info.title or "(untitled)")[:50]
-        typer.echo(f"{info.id:<{width}}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
-                   f"{info.model:<28}  {title}")
+        typer.echo(f"{short[info.id]:<{width}}  {age(info.updated):>9}  "
+                   f"{turns_text(info.turns):>9}  {info.model or '':<28}  {title}")
+
+
+def _list_all_hosts(limit: int) -> None:
+    from swebash_py.config import load_settings
+    from swebash_py.store.ids import shortest_unique
+    from swebash_py.team import reads
+    from swebash_py.team.sync import connect_checked, require_url
+
+    conn = connect_checked(require_url(load_settings()))
+    try:
+        sessions = reads.list_sessions(conn, limit)
+        short = shortest_unique(reads.all_ids(conn))
+    finally:
+        conn.close()
+    if not sessions:
+        typer.echo("no sessions on the team store yet")
+        return
+    width = max(len(short[s.id]) for s in sessions)
+    for s in sessions:
+        title = " ".join((s.title or "(untitled)").split())[:50]
+        typer.echo(f"{short[s.id]:<{width}}  {s.hostname[:20]:<20} {s.os_user[:12]:<12} "
+                   f"{age(s.updated):>9}  {turns_text(s.turns):>9}  {title}")
 
 
 @app.command("show")
 def show(session_id: str) -> None:
-    """Print a session's transcript."""
+    """Print a session's transcript (with a store URL, also one another host started)."""
     store = _store()
-    info = _resolve(store, session_id)
-    text = store.export(info.id, "markdown")
+    info = store.get_session(session_id)
+    text = store.export(info.id, "markdown") if info else _remote_markdown(session_id)
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.markdown import Markdown
@@ -71,6 +103,26 @@ def show(session_id: str) -> None:
         Console().print(Markdown(text))
     else:
         typer.echo(text)
+
+
+def _remote_markdown(session_id: str) -> str:
+    from swebash_py.config import load_settings
+    from swebash_py.store import export as exporter
+    from swebash_py.store.records import BlockRecord, SessionInfo, TurnRecord, parse_json
+    from swebash_py.team.remote import fetch_for_show
+
+    found = fetch_for_show(load_settings(), session_id)
+    if found is None:
+        typer.echo(f"ai: no session '{session_id}' (see `ai sessions list`)", err=True)
+        raise typer.Exit(1)
+    s, turns = found
+    info = SessionInfo(s.id, s.title, s.created, s.updated, s.model, s.cwd, s.turns)
+    records = [TurnRecord(0, t.seq, t.user_text, t.created, t.completed, t.stop_reason,
+                          t.input_tokens, t.output_tokens, t.cost,
+                          [BlockRecord(b["type"], b["text"], parse_json(b["json"]),
+                                       b["created"]) for b in t.blocks], t.rewound)
+               for t in turns]
+    return exporter.to_markdown(info, records)
 
 
 @app.command("delete")
