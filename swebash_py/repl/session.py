@@ -218,7 +218,7 @@ class Repl:
         session_id = self.recorder.session_id
         info = self.store.get_session(session_id) if session_id else None
         title = f": {info.title}" if info and info.title else ""
-        self.say(f"resumed session {session_id}{title}", "dim")
+        self.say(f"resumed session {self.short_id(session_id)}{title}", "dim")
         if (shown := recap(self.agent.history)) is not None:
             self.console.print(shown)
 
@@ -268,7 +268,19 @@ class Repl:
         """On the way out: how to come back to this conversation."""
         session_id = self._session.recorder.session_id if self._session else None
         if session_id and self.agent.history:
-            self.say(f"resume with `ai -c` (or `ai --session {session_id}`)", "dim")
+            self.say(f"resume with `ai -c` (or `ai --session {self.short_id(session_id)}`)",
+                     "dim")
+
+    def short_id(self, session_id: str | None) -> str:
+        """The shortest prefix that names this session among the stored ones."""
+        from swebash_py.store.ids import shortest_unique
+
+        if session_id is None:
+            return "new"
+        try:
+            return shortest_unique(self.store.session_ids()).get(session_id, session_id)
+        except Exception:  # a display nicety: the full id will do
+            return session_id
 
     def _stop(self) -> None:
         """SIGTERM / SIGHUP: end the running turn like Ctrl-C, then leave."""

@@ -85,7 +85,7 @@ async def test_clear_model_warning_and_the_resume_hint(fake_provider: FakeProvid
     assert "resume with `ai -c`" not in out  # /clear left an empty session behind
     fake_provider.queue(Reply(text="Second."))
     out = await drive(fake_provider, ["hello again"], capsys)
-    assert re.search(r"resume with `ai -c` \(or `ai --session [0-9a-f]+`\)", out)
+    assert re.search(r"resume with `ai -c` \(or `ai --session [0-9a-f-]+`\)", out)
 
 
 async def test_a_shell_command_does_not_become_the_session_title(
