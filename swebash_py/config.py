@@ -211,7 +211,7 @@ def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str,
     key = ".".join(str(part) for part in first["loc"])
     source = _source_of(key, path, flags)
     if first["type"] == "extra_forbidden":
-        problem = "unknown key"
+        problem = "unknown key" + _did_you_mean(first["loc"])
     elif key == "store.url":  # the input may hold a password: never echo it
         problem = str(first["msg"])
     else:
@@ -219,6 +219,19 @@ def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str,
     more = len(exc.errors()) - 1
     suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
     return f"config error: {source}: key '{key}': {problem}{suffix}"
+
+
+def _did_you_mean(loc: tuple[int | str, ...]) -> str:
+    """`; did you mean 'model'?` for a misspelt key (``modle``), else ''."""
+    import difflib
+
+    model: Any = Settings
+    for part in loc[:-1]:  # walk down to the table that holds the key
+        field = model.model_fields.get(str(part)) if hasattr(model, "model_fields") else None
+        model = getattr(field, "annotation", None) if field else None
+    names = list(getattr(model, "model_fields", {}))
+    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:

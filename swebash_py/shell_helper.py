@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from typing import Literal
+from typing import Any, Literal
 
 SHELL_PROMPT = (
     "Reply with exactly one shell command for {shell} that does the following, in a single "
@@ -42,23 +42,55 @@ def extract_command(answer: str) -> str | None:
     return text or None
 
 
-def offer(command: str) -> tuple[str, str | None]:
+Choice = Literal["execute", "edit", "describe", "abort", "unclear"]
+ABORTED = "aborted: nothing was run"
+UNCLEAR = "answer e (execute), d (edit), D (describe) or a (abort)"
+
+
+def offer(command: str, *, show: bool = True) -> tuple[Choice, str | None]:
     """Ask on the terminal what to do; returns (choice, command to run)."""
     try:
         with open("/dev/tty", "w", encoding="utf-8") as out, \
                 open("/dev/tty", encoding="utf-8") as tty_in:
-            out.write(f"{shown_command(command)}\n{CHOICES}")
+            out.write(f"{shown_command(command)}\n{CHOICES}" if show else CHOICES)
             out.flush()
-            choice = tty_in.readline().strip()
+            line = tty_in.readline()
+            action = parse_choice(line) if line else "abort"  # EOF: abort
+            if action == "abort":
+                out.write(ABORTED + "\n")
+            elif action == "unclear":
+                out.write(UNCLEAR + "\n")
     except OSError:
         return "abort", None
-    action = parse_choice(choice)
     if action == "edit":
         from prompt_toolkit import prompt
 
         edited = prompt("edit> ", default=command).strip()
         return ("execute", edited) if edited else ("abort", None)
     return (action, command) if action != "abort" else ("abort", None)
+
+
+def print_bare_command(command: str) -> None:
+    """`ai -s` with stdout not a terminal: the command alone, so that
+    `$(ai -s "...")` and `ai -s "..." > cmd.sh` get exactly the command."""
+    import sys
+
+    sys.stdout.write(command.rstrip("\n") + "\n")
+    sys.stdout.flush()
+
+
+class HideAnswerText:
+    """Wraps a sink and drops the answer's text blocks (the suggested command is
+    shown once, as it will run, after the answer); everything else passes."""
+
+    def __init__(self, sink: Any) -> None:
+        self._sink = sink
+
+    def handle(self, event: Any) -> None:
+        if getattr(event, "kind", None) == "text" and type(event).__name__ in (
+                "BlockStart", "BlockDelta", "BlockStop"):
+            return
+        self._sink.handle(event)
 
 
 def shown_command(command: str) -> str:
@@ -73,16 +105,19 @@ def shown_command(command: str) -> str:
     return shown
 
 
-def parse_choice(text: str) -> Literal["execute", "edit", "describe", "abort"]:
-    """The answer to CHOICES: e/execute/y, d/edit, D/describe; anything else aborts."""
+def parse_choice(text: str) -> Choice:
+    """The answer to CHOICES: e/E/execute/y, d/edit, D/describe, a/abort/n or
+    an empty line (abort); anything else is unclear (ask again)."""
     choice = text.strip()
-    if choice in ("e", "execute", "y"):
+    if choice in ("e", "E", "execute", "y", "Y", "yes"):
         return "execute"
     if choice in ("d", "edit"):
         return "edit"
     if choice in ("D", "describe"):
         return "describe"
-    return "abort"
+    if choice.lower() in ("", "a", "abort", "n", "no", "q"):
+        return "abort"
+    return "unclear"
 
 
 def execute(command: str) -> int:

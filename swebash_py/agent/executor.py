@@ -182,6 +182,8 @@ class ToolExecutor:
             return f"invalid arguments for {call.name}: {_describe_validation(exc)}"
         try:
             preview = tool.preview(args, self._context)
+        except ToolFailed as exc:  # known to fail (an edit whose old_text is not there)
+            return str(exc)
         except Exception as exc:  # a preview failure must not crash the turn
             return f"{call.name} cannot run: {type(exc).__name__}: {exc}"
         return PendingCall(call, tool, args, preview)

@@ -22,7 +22,7 @@ from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
 from swebash_py.approvals.decision import AllowAll, Approver
 from swebash_py.engine.messages import Block, Message, TextBlock
 from swebash_py.engine.secrets import redact
-from swebash_py.errors import ContextTooLong, ProviderError
+from swebash_py.errors import ContextTooLong, MissingApiKey, ProviderError
 from swebash_py.events import (
     ErrorEvent,
     Finish,
@@ -55,6 +55,9 @@ class Recorder(Protocol):
     def checkpoint(self, messages: list[Message]) -> None:
         """The history was replaced (compacted): this is what it is now."""
         ...
+    def abandon_new_session(self) -> None:
+        """The turn could not start at all (no key): a session it created goes."""
+        ...
 
 
 class Fitter(Protocol):
@@ -73,6 +76,7 @@ class Fitter(Protocol):
 
 class NullRecorder:
     def checkpoint(self, messages: list[Message]) -> None: ...
+    def abandon_new_session(self) -> None: ...
     def begin_turn(self, user_text: str) -> None: ...
     def add_block(self, block: Block, step: int = 0) -> None: ...
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
@@ -167,6 +171,8 @@ class Agent:
             raise
         except ProviderError as exc:
             stop = "error"
+            if isinstance(exc, MissingApiKey) and not any(state.usage.values()):
+                self._recorder.abandon_new_session()  # no session for a turn never run
             detail = "\n" + traceback.format_exc() if self.options.debug else ""
             emit(ErrorEvent(redact(f"{exc}{detail}"), type(exc).__name__))
         if stop == "length":

@@ -32,14 +32,24 @@ Options:
 
 Commands:
   sessions list|show ID|delete ID|export ID   stored conversations
-  config show|init|path                       configuration
+  config show|init|path|forget RULE           configuration ("forget": drop a remembered
+                                              "always" rule of this workspace)
   tools                                       tools and whether each asks first
   undo [--yes]                                revert the file changes of the last turn here
   mcp list                                    MCP servers, their state and tools
   config trust list|revoke PATH               trusted project folders
   sync [--status|--verify]                    upload to the team store now
   audit [--host H] [--user U] [--since WHEN]  every tool call and who allowed it
+  help                                        this help
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).
 """
+
+
+def top_level_help(prog: str = "ai") -> str:
+    """The help, naming the program as it was called (``swebash --help``)."""
+    if prog == "ai":
+        return TOP_LEVEL_HELP
+    return TOP_LEVEL_HELP.replace("Usage: ai ", f"Usage: {prog} ", 1).replace(
+        "       ai COMMAND", f"       {prog} COMMAND", 1)

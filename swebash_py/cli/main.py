@@ -16,7 +16,7 @@ import os
 import sys
 
 from swebash_py import __version__
-from swebash_py.cli.helptext import TOP_LEVEL_HELP
+from swebash_py.cli.helptext import top_level_help
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
 SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "sync",
@@ -32,8 +32,8 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--version"], ["-V"]):
         _print_version()
         return
-    if args in (["--help"], ["-h"]):
-        sys.stdout.write(TOP_LEVEL_HELP)
+    if args in (["--help"], ["-h"], ["help"]):  # `ai help` is not a question
+        sys.stdout.write(top_level_help(_prog()))
         return
     # pydantic scans every installed package's entry points for plugins at
     # import (~10 ms); this program uses none.
@@ -45,6 +45,12 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(_ask(args))
 
 
+def _prog() -> str:
+    """`ai` or `swebash`, as called."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "ai"
+    return "swebash" if name == "swebash" else "ai"
+
+
 def _print_version() -> None:
     print(f"swebash-py {__version__}")
 
@@ -52,7 +58,7 @@ def _print_version() -> None:
 def _ask(args: list[str]) -> int:
     """Parse a question's arguments and run it; returns the exit code."""
     if "-h" in args or "--help" in args:  # before parsing: help even with bad flags
-        sys.stdout.write(TOP_LEVEL_HELP)
+        sys.stdout.write(top_level_help(_prog()))
         return 0
     from swebash_py import stopsignals
     from swebash_py.cli.args import parse_question_args

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import AbstractContextManager
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
@@ -18,27 +18,40 @@ EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_
 
 def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
                      notes: list[str]) -> int:
-    """``-s``: one command from the model, then execute / edit / describe / abort."""
+    """``-s``: one command from the model, shown once; then execute / edit /
+    describe / abort (describe comes back to the choice). With stdout not a
+    terminal only the bare command is printed."""
     from swebash_py import shell_helper
 
     invocation.no_tools = True
     answer: list[str] = []
     code = asyncio.run(run_oneshot(settings, invocation, shell_helper.shell_question(task),
-                                   notes, collect=answer))
+                                   notes, collect=answer, hide_text=True))
     command = shell_helper.extract_command("".join(answer))
-    if code or not command or not sys.stdin.isatty():
+    if code or not command:
         return code
-    choice, chosen = shell_helper.offer(command)
-    if choice == "describe":
-        return asyncio.run(run_oneshot(settings, invocation,
-                                       shell_helper.explain_question(command), []))
-    if choice == "execute" and chosen:
-        return shell_helper.execute(chosen)
-    return 0
+    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+        shell_helper.print_bare_command(command)
+        return 0
+    show = True
+    while True:
+        choice, chosen = shell_helper.offer(command, show=show)
+        show = False
+        if choice == "describe":
+            asyncio.run(run_oneshot(settings, invocation,
+                                    shell_helper.explain_question(command), []))
+            show = True
+            continue
+        if choice == "unclear":
+            continue
+        if choice == "execute" and chosen:
+            return shell_helper.execute(chosen)
+        return 0
 
 
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
-                      notes: list[str], collect: list[str] | None = None) -> int:
+                      notes: list[str], collect: list[str] | None = None,
+                      hide_text: bool = False) -> int:
     """Answer one question, streaming; returns the exit code."""
     from swebash_py.build import build_session
 
@@ -66,7 +79,11 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         if extensions.mcp:  # offered tools: the model sees them only once they answered
             extensions.mcp.start()
             await extensions.mcp.wait_ready()
-        sink = renderer if json_output else _TextSink(renderer)
+        sink: Any = renderer if json_output else _TextSink(renderer)
+        if hide_text and not json_output:
+            from swebash_py.shell_helper import HideAnswerText
+
+            sink = HideAnswerText(sink)
         done = await consume(turn, sink, on_error)
         if problem := session.recorder.take_problem():  # the answer stood; saving it failed
             _error_line(sys.stderr, str(problem))

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from swebash_py.engine import modelinfo
 from swebash_py.engine.context import ContextManager, FitResult, merge_same_role
 from swebash_py.engine.messages import Message, TextBlock
-from swebash_py.events import ProviderEvent, TextDelta
+from swebash_py.events import ProviderEvent, TextDelta, UsageReport
 from swebash_py.provider.base import ChatRequest, ToolSpec
 
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
@@ -39,6 +39,8 @@ class ContextFitter:
         self._api_base = api_base
         self.manager = ContextManager(self._summarize)
         self.last: FitResult | None = None
+        # (model, input, output) of each summary request: they belong to no turn
+        self.summary_usage: list[tuple[str, int, int]] = []
 
     def window(self) -> int:
         return modelinfo.context_window(self._model(), self._override)
@@ -91,6 +93,11 @@ class ContextFitter:
         request = ChatRequest(model=self._model(), messages=merge_same_role(conversation),
                               system="You write concise, factual summaries.",
                               max_tokens=SUMMARY_TOKENS, api_base=self._api_base())
-        parts = [event.text async for event in self._stream(request)
-                 if isinstance(event, TextDelta)]
+        parts: list[str] = []
+        async for event in self._stream(request):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+            elif isinstance(event, UsageReport):
+                self.summary_usage.append((request.model, event.input_tokens,
+                                           event.output_tokens))
         return "".join(parts).strip()

@@ -31,6 +31,7 @@ from swebash_py.events import (
     TurnStart,
     UsageEvent,
 )
+from swebash_py.render.diff import looks_like_diff
 from swebash_py.render.lines import (
     cancelled_line,
     error_line,
@@ -101,6 +102,9 @@ class Renderer:
                 self._on_progress(event)
             elif isinstance(event, ApprovalEvent):
                 state = self._tools.get(event.call_id)
+                if state is not None and event.by == "user":
+                    state.started = self._clock()  # the user's thinking time is not the tool's
+                    state.asked = True
                 self._print(approval_line(event, state.args if state else ""))
             elif isinstance(event, PreviewEvent):
                 self._print(preview_lines(event.outcome, event.summary, full=False))
@@ -219,8 +223,11 @@ class Renderer:
         now = self._clock()
         if state.ended is None:
             state.ended = now
+        display = event.display
+        if state.asked and display and looks_like_diff(display):  # seen in the question
+            display = event.content.split("\n", 1)[0]
         view = result_view(
-            state, event.content, is_error=event.is_error, display=event.display,
+            state, event.content, is_error=event.is_error, display=display,
             now=now, max_lines=self._result_lines,
         )
         self._print(view)

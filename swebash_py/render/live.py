@@ -72,6 +72,7 @@ class LiveArea:
         self._stop_tick = threading.Event()
         self._ticker: threading.Thread | None = None
         self._pending: list[Any] = []
+        self._held: list[Any] = []  # printed while suspended: shown on resume
         self._echo = EchoGuard(terminal_fd(console.file))
 
     @property
@@ -80,7 +81,11 @@ class LiveArea:
 
     def print(self, *objects: Any) -> None:
         """Print above the live region (or plainly when it is not running), after
-        whatever was queued or is ready to be (so the order on screen is kept)."""
+        whatever was queued or is ready to be (so the order on screen is kept).
+        While suspended (a question is open) it is held and printed on resume."""
+        if self._suspended:
+            self._held.extend(objects)
+            return
         if self._prepare is not None:
             self._prepare()
         self._flush()
@@ -88,7 +93,9 @@ class LiveArea:
 
     def queue(self, *objects: Any) -> None:
         """Print above the region with the next frame (now, when no region runs)."""
-        if self._live is None or self._suspended:
+        if self._suspended:
+            self._held.extend(objects)
+        elif self._live is None:
             self._flush()
             self._console.print(*objects)
         else:
@@ -114,7 +121,8 @@ class LiveArea:
 
     @contextmanager
     def suspend(self) -> Iterator[None]:
-        """Hide the region (e.g. while asking an approval question)."""
+        """Hide the region while something else owns the terminal (an approval
+        question): nothing draws meanwhile; what was printed shows on resume."""
         with self._lock:
             was_active = self._live is not None
             self.stop()
@@ -124,8 +132,12 @@ class LiveArea:
         finally:
             with self._lock:
                 self._suspended -= 1
-                if was_active and not self._suspended:
-                    self.update(force=True)
+                if not self._suspended:
+                    held, self._held = self._held, []
+                    for each in held:
+                        self._console.print(each)
+                    if was_active:
+                        self.update(force=True)
 
     # ------------------------------------------------------------ internals
 

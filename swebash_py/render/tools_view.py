@@ -51,6 +51,7 @@ class ToolState:
     status: str = "preparing"  # preparing, queued, running, done
     ran_from: float | None = None
     ended: float | None = None
+    asked: bool = False  # the user saw the question (its diff) and answered
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     partial: str = ""
     clean: StreamNeutralizer = field(default_factory=StreamNeutralizer, repr=False)
@@ -144,15 +145,14 @@ def result_view(
 
 
 def approval_line(event: ApprovalEvent, args: str = "") -> Text | None:
-    """``✓ allowed by rule run_command(git status)`` / ``✗ denied: reason``; None when routine."""
+    """``✓ allowed by rule run_command(git status)``; None when routine or denied."""
     tool = one_line(event.tool, 80)
     call = f"{tool}({args})" if args else tool
-    if event.decision == "allow":
-        if event.by == "mode":
-            return None
-        by = "you" if event.by == "user" else event.by
-        return Text(f"✓ allowed by {by} {call}", style="green")
-    line = Text(f"✗ denied {call}", style="red")
-    if event.reason:
-        line.append(": " + one_line(event.reason, 160))
+    if event.decision != "allow" or event.by == "mode":
+        return None  # a denial: the call's own result line says so, once
+    by = "you" if event.by == "user" else event.by
+    line = Text(f"✓ allowed by {by} {call}", style="green")
+    if event.by == "user" and "remembered " in (event.reason or ""):
+        rules = (event.reason or "").split("remembered ", 1)[1]
+        line.append(f" · remembered {one_line(rules, 120)}", style="dim")
     return line

@@ -129,11 +129,18 @@ class SlashCommands:
 
     async def cmd_clear(self, _arg: str) -> None:
         self.repl.new_session()
-        self.repl.say("new session", "dim")
+        self.repl.console.clear()
+        self.repl.say("new session (the old one stays stored: /sessions)", "dim")
 
     async def cmd_model(self, arg: str) -> None:
         agent = self.repl.agent
         if arg:
+            from swebash_py.engine.modelinfo import model_entry
+
+            if model_entry(arg) is None:  # allowed (new models, local servers), but said
+                self.repl.say(f"note: {arg} is not in the model table: its context window "
+                              "and price are unknown (check the name if that is a surprise)",
+                              "yellow")
             agent.options.model = arg
             self.repl.recorder.model = arg
         route = self.repl.runtime.client.route_for(agent.options.model, agent.options.api_base)
@@ -171,7 +178,7 @@ class SlashCommands:
                                                   f" asks: {asks}"))
 
     async def cmd_sessions(self, _arg: str) -> None:
-        from swebash_py.cli.commands.sessions_cmd import age
+        from swebash_py.cli.commands.sessions_cmd import age, turns_text
         from swebash_py.store.ids import shortest_unique
 
         current = self.repl.recorder.session_id
@@ -179,7 +186,7 @@ class SlashCommands:
         for info in self.repl.store.list_sessions(15):
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
-                f"{mark} {short[info.id]}  {age(info.updated):>9}  {info.turns:>3} turns  "
+                f"{mark} {short[info.id]}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
                 f"{(info.title or '')[:50]}"))
 
     async def cmd_resume(self, arg: str) -> None:
@@ -193,8 +200,7 @@ class SlashCommands:
             self.repl.say(f"no session '{arg}'", "red")
             return
         self.repl.resume(info.id)
-        self.repl.say(f"resumed {info.id}: {info.title or ''} "
-                      f"({len(self.repl.agent.history)} messages)", "dim")
+        self.repl.show_recap()
 
     async def _pull(self, key: str) -> Any:
         """The team store's session ``key``, copied in; None when there is none."""
@@ -236,12 +242,25 @@ class SlashCommands:
             self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in, "
                           f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
-        cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
+        tokens_in, tokens_out, cost = usage.input_tokens, usage.output_tokens, usage.cost
+        summaries = self.repl.fitter.summary_usage
+        if summaries:  # compaction requests: real tokens, not part of any turn
+            from swebash_py.engine.modelinfo import cost as price
+
+            s_in, s_out = sum(u[1] for u in summaries), sum(u[2] for u in summaries)
+            prices = [price(model, i, o) for model, i, o in summaries]
+            s_cost = None if None in prices else sum(p or 0.0 for p in prices)
+            self.repl.say(f"  compaction ({len(summaries)} request"
+                          f"{'s' if len(summaries) > 1 else ''}): {s_in:,} in, {s_out:,} out, "
+                          f"{format_cost(s_cost, (s_in, s_out))}", "dim")
+            tokens_in, tokens_out = tokens_in + s_in, tokens_out + s_out
+            cost = None if cost is None or s_cost is None else cost + s_cost
+        shown = "unknown" if cost is None else f"${cost:.4f}"
         from swebash_py.store.ids import shortest_unique
 
         short = shortest_unique(self.repl.store.session_ids()).get(session_id, session_id)
-        self.repl.say(f"session {short}: {usage.input_tokens:,} tokens in, "
-                      f"{usage.output_tokens:,} out, cost {cost}")
+        self.repl.say(f"session {short}: {tokens_in:,} tokens in, "
+                      f"{tokens_out:,} out, cost {shown}")
 
 
     async def cmd_undo(self, _arg: str) -> None:
@@ -264,5 +283,6 @@ def format_cost(cost: float | None, turn: object) -> str:
     """'$0.0012', or 'cost unknown' when tokens were used at an unknown price."""
     if cost is not None:
         return f"${cost:.4f}"
-    used = getattr(turn, "input_tokens", 0) or getattr(turn, "output_tokens", 0)
+    used = any(turn) if isinstance(turn, tuple) else bool(
+        getattr(turn, "input_tokens", 0) or getattr(turn, "output_tokens", 0))
     return "cost unknown" if used else "$0.0000"

@@ -1,19 +1,22 @@
-"""Completion of slash commands and of file paths."""
+"""Completion of slash commands and of file paths (anywhere in the line)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
 
 class ReplCompleter(Completer):
-    """`/` completes commands (first word); anything else completes paths."""
+    """`/` completes commands (first word); any other word completes a path,
+    relative to ``cwd()`` (``@path`` too: the ``@`` stays)."""
 
-    def __init__(self, commands: dict[str, str]) -> None:
+    def __init__(self, commands: dict[str, str],
+                 cwd: Callable[[], Path] = Path.cwd) -> None:
         self._commands = commands
-        self._paths = PathCompleter(expanduser=True)
+        self._paths = PathCompleter(expanduser=True, get_paths=lambda: [str(cwd())])
 
     def get_completions(self, document: Document,
                         complete_event: CompleteEvent) -> Iterable[Completion]:
@@ -24,7 +27,8 @@ class ReplCompleter(Completer):
                     yield Completion(name, -len(text), display_meta=help_text)
             return
         word = document.get_word_before_cursor(WORD=True)
-        if not word or not any(ch in word for ch in "/.~"):
-            return
+        if text.startswith("!") and word == text:
+            word = word[1:]  # `!./scr<Tab>`
+        word = word.removeprefix("@")
         sub = Document(word, len(word))
         yield from self._paths.get_completions(sub, complete_event)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
-from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
@@ -31,7 +31,7 @@ from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
-from swebash_py.repl.shell import as_context, run_shell
+from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 
 if TYPE_CHECKING:
     from swebash_py.agent.loop import Agent
@@ -45,6 +45,28 @@ CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
 def run_repl(settings: Settings, invocation: Invocation) -> int:
     return asyncio.run(Repl(settings, invocation).run())
+
+
+def toolbar_text(model: str, session: str, context: str | None, mode: str,
+                 columns: int) -> str:
+    """One line that fits ``columns``: labels go first, then the model is cut."""
+    full = [model, f"session {session}", *([f"context {context}"] if context else []),
+            f"approval {mode}"]
+    short = [model, session[:8], *([context] if context else []), mode]
+    for parts in (full, short):
+        text = " " + " · ".join(parts) + " "
+        if len(text) < columns:
+            return text
+    rest = " · " + " · ".join(short[1:]) + " "
+    room = max(4, columns - 2 - len(rest))
+    return " " + (model if len(model) <= room else model[:room - 1] + "…") + rest
+
+
+def _on_a_terminal() -> bool:
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _key_bindings() -> KeyBindings:
@@ -67,16 +89,22 @@ class Repl:
         history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
-            completer=ReplCompleter(self._completions), complete_while_typing=False,
+            completer=ReplCompleter(self._completions, lambda: self.shell_dir),
+            complete_while_typing=False,
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
+        for each in (self.prompt, self.question_prompt):
+            # A terminal that does not answer cursor-position requests works all
+            # the same (no bottom toolbar); prompt-toolkit's warning is noise there.
+            each.app.renderer.cpr_not_supported_callback = None
         self._session: Session | None = None
         self._ask_lock = asyncio.Lock()
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
         self._turn_task: asyncio.Task[object] | None = None
         self._sandbox_said = False
+        self.shell_dir = self._previous_dir = settings.workspace.resolve()
 
     # -- shortcuts used by the slash commands ---------------------------------
 
@@ -183,6 +211,17 @@ class Repl:
         self.recorder.resume(session_id)
         self.agent.options.session_id = session_id
 
+    def show_recap(self) -> None:
+        """Which session this is and its last few turns (after `-c` or `/resume`)."""
+        from swebash_py.repl.recap import recap
+
+        session_id = self.recorder.session_id
+        info = self.store.get_session(session_id) if session_id else None
+        title = f": {info.title}" if info and info.title else ""
+        self.say(f"resumed session {self.short_id(session_id)}{title}", "dim")
+        if (shown := recap(self.agent.history)) is not None:
+            self.console.print(shown)
+
     def preload_litellm(self) -> None:
         from swebash_py.provider.litellm_backend import preload
 
@@ -197,10 +236,13 @@ class Repl:
         model = self.settings.resolved_model
         if route(model, self.settings.api_base, self.settings.backend).backend == "litellm":
             self.preload_litellm()
-        if self.invocation.continue_last or self.invocation.session:
+        resuming = bool(self.invocation.continue_last or self.invocation.session)
+        if resuming:
             _ = self.session  # a session that does not exist: say so before any prompt
         early_prompt.hand_over()
         self.say(f"swebash · {model} · /help for commands", "dim")
+        if resuming:
+            self.show_recap()
         sandbox_notice.probe_soon(self.settings)
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
         stopsignals.install_async(asyncio.get_running_loop(), self._stop)
@@ -217,9 +259,28 @@ class Repl:
                     break
         finally:
             if self._session is not None:
+                self._resume_hint()
                 await self._session.extensions.close()
                 self._session.close()
         return 0
+
+    def _resume_hint(self) -> None:
+        """On the way out: how to come back to this conversation."""
+        session_id = self._session.recorder.session_id if self._session else None
+        if session_id and self.agent.history:
+            self.say(f"resume with `ai -c` (or `ai --session {self.short_id(session_id)}`)",
+                     "dim")
+
+    def short_id(self, session_id: str | None) -> str:
+        """The shortest prefix that names this session among the stored ones."""
+        from swebash_py.store.ids import shortest_unique
+
+        if session_id is None:
+            return "new"
+        try:
+            return shortest_unique(self.store.session_ids()).get(session_id, session_id)
+        except Exception:  # a display nicety: the full id will do
+            return session_id
 
     def _stop(self) -> None:
         """SIGTERM / SIGHUP: end the running turn like Ctrl-C, then leave."""
@@ -280,9 +341,11 @@ class Repl:
             self._turn_task = None
         return None
 
-    async def _turn(self, text: str, collect: list[str] | None = None) -> None:
-        if self.pending_context:
-            text = "\n\n".join([*self.pending_context, text])
+    async def _turn(self, text: str, collect: list[str] | None = None,
+                    hide_text: bool = False) -> None:
+        text = self._attach_mentions(text)
+        if self.pending_context:  # after the question: the question names the session
+            text = "\n\n".join([text, *self.pending_context])
             self.pending_context.clear()
         mcp = self.extensions.mcp
         if mcp and mcp.starting():  # the prompt did not wait for them; the first turn does
@@ -294,7 +357,8 @@ class Repl:
             self.say(f"Error: {event.message}", "bold red")
 
         try:
-            done = await consume(self.agent.run_turn(text), self.renderer, on_error)
+            sink = shell_helper.HideAnswerText(self.renderer) if hide_text else self.renderer
+            done = await consume(self.agent.run_turn(text), sink, on_error)
         finally:
             self.renderer.close()
         if collect is not None and done is not None:
@@ -302,38 +366,86 @@ class Repl:
         if problem := self.recorder.take_problem():
             self.say(f"Error: {problem}", "bold red")
 
+    def _attach_mentions(self, text: str) -> str:
+        """`@path` attaches that file's text; images are left to the image support."""
+        from swebash_py.repl.mentions import expand
+
+        mentions = expand(text, self.shell_dir)
+        for note in mentions.notes:
+            self.say(note, "dim")
+        for image in mentions.images:
+            self.say(f"not attached: {image.name} (images via @ are not supported yet; "
+                     "use -i)", "yellow")
+        return mentions.question
+
     async def _suggest(self, task: str) -> None:
-        """`? task`: one command from the model, then execute / edit / describe / abort."""
+        """`? task`: one command from the model, shown once; then execute / edit /
+        describe (and back to the choice) / abort."""
         answer: list[str] = []
-        await self._turn(shell_helper.shell_question(task), collect=answer)
+        await self._turn(shell_helper.shell_question(task), collect=answer, hide_text=True)
         command = shell_helper.extract_command("".join(answer))
         if not command:
             return
         self.console.print(Text(shell_helper.shown_command(command), style="bold"))
-        try:
-            action = shell_helper.parse_choice(
-                await self.question_prompt.prompt_async(shell_helper.CHOICES))
-            if action == "edit":
-                command = (await self.question_prompt.prompt_async("edit> ",
-                                                                   default=command)).strip()
-                action = "execute" if command else "abort"
-        except (KeyboardInterrupt, EOFError):
-            self.say("aborted", "yellow")
-            return
-        if action == "execute":
-            await self._shell(command)
-        elif action == "describe":
-            await self._turn(shell_helper.explain_question(command))
+        while True:
+            try:
+                action = shell_helper.parse_choice(await self.read_line(shell_helper.CHOICES))
+                if action == "edit":
+                    command = (await self.read_line("edit> ", default=command)).strip()
+                    action = "execute" if command else "abort"
+            except (KeyboardInterrupt, EOFError):
+                action = "abort"
+            if action == "unclear":
+                self.say(shell_helper.UNCLEAR, "yellow")
+            elif action == "describe":
+                await self._turn(shell_helper.explain_question(command))
+                self.console.print(Text(shell_helper.shown_command(command), style="bold"))
+            elif action == "execute":
+                await self._shell(command)
+                return
+            else:
+                self.say(shell_helper.ABORTED, "yellow")
+                return
 
     async def _shell(self, command: str) -> None:
+        """`!command`: on a terminal it runs attached (it can read keys); its
+        output is attached to the next question unless it was full-screen."""
         if not command:
             return
-        code, output = await run_shell(command, self.settings.workspace)
-        self.console.out(output.rstrip("\n"), highlight=False)
+        if (target := cd_target(command)) is not None:
+            self._cd(target)
+            return
+        if _on_a_terminal():
+            from swebash_py.repl.attached import run_attached
+
+            result = await run_attached(command, str(self.shell_dir), sys.stdin.fileno(),
+                                        sys.stdout.fileno())
+            code, output = result.code, result.output
+            if result.full_screen:
+                if code:
+                    self.say(f"exit code {code}", "yellow")
+                self.say("(a full-screen program: its output is not attached)", "dim")
+                return
+        else:
+            code, output = await run_shell(command, self.shell_dir)
+            self.console.out(output.rstrip("\n"), highlight=False)
         if code:
             self.say(f"exit code {code}", "yellow")
         self.pending_context.append(as_context(command, code, output))
         self.say("(output attached to your next question)", "dim")
+
+    def _cd(self, target: str) -> None:
+        """`!cd DIR` moves the REPL (and its `!` commands); the model's workspace stays."""
+        try:
+            new = resolve_dir(target, self.shell_dir, self._previous_dir)
+        except NotADirectoryError as exc:
+            self.say(str(exc), "red")
+            return
+        # not os.chdir: the workspace defaults to the process's directory
+        self._previous_dir, self.shell_dir = self.shell_dir, new
+        workspace = self.settings.workspace.resolve()
+        stays = "" if new == workspace else f" (the model's workspace stays {workspace})"
+        self.say(f"now in {new}{stays}", "dim")
 
     async def _ask(self, pending: PendingCall, verdict: Verdict,
                    rule: list[str] | None) -> Answer:
@@ -341,26 +453,36 @@ class Repl:
         from swebash_py.ui.question import prompt_for, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks
-            with self.renderer.suspend():
+            with self.renderer.suspend():  # nothing else draws while it is open
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
-                    line = await self.question_prompt.prompt_async(prompt_for(pending))
+                    line = await self.read_line(prompt_for(self.console.width, pending))
                 except (KeyboardInterrupt, EOFError):
-                    if self._turn_task is not None:
-                        self._turn_task.cancel()
-                    return Answer("no")
+                    turn = self._turn_task
+                    if turn is None:
+                        return Answer("no")
+                    turn.cancel()  # the turn's cancel reaches this call too: wait for it
+                    await asyncio.get_running_loop().create_future()
         return parse_answer(line)
+
+    async def read_line(self, message: str, default: str = "") -> str:
+        """One line from the user inside a running turn. prompt-toolkit must not
+        take over SIGINT here: when it gives it back it drops our handler, and
+        Ctrl-C would then do nothing for the rest of the turn (an approved
+        `sleep 32` ran to its end). Ctrl-C at this line is a KeyboardInterrupt."""
+        return await self.question_prompt.prompt_async(message, default=default,
+                                                       handle_sigint=False)
 
     def _prompt_text(self) -> str:
         return "swebash> "
 
-    def _toolbar(self) -> HTML:
+    def _toolbar(self) -> str:
         if self._session is None:
-            return HTML(f" {self.settings.resolved_model} · session new"
-                        f" · approval {self.settings.approval} ")
-        agent = self.agent
-        session = self.recorder.session_id or "new"
-        fraction = self.fitter.usage_fraction() if self.fitter else None
-        context = f" · context {fraction:.0%}" if fraction is not None else ""
-        return HTML(f" {agent.options.model} · session {session}{context}"
-                    f" · approval {self.approver.mode} ")
+            model, session, context = self.settings.resolved_model, "new", None
+            mode = self.settings.approval
+        else:
+            model, session = self.agent.options.model, self.recorder.session_id or "new"
+            fraction = self.fitter.usage_fraction() if self.fitter else None
+            context = f"{fraction:.0%}" if fraction is not None else None
+            mode = self.approver.mode
+        return toolbar_text(model, session, context, mode, self.console.width)

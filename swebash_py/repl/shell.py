@@ -32,3 +32,31 @@ def as_context(command: str, code: int, output: str) -> str:
     """The text attached to the next question."""
     body = cap_middle(output, MAX_CONTEXT_CHARS).rstrip()
     return f"I ran `{command}` (exit code {code}):\n```\n{body}\n```"
+
+
+def cd_target(command: str) -> str | None:
+    """The directory of a plain ``cd [DIR]`` (``~`` for a bare ``cd``); None for
+    anything else (``cd a && make`` runs in a shell as usual)."""
+    import shlex
+
+    if any(ch in command for ch in ";&|`()<>\n"):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words or words[0] != "cd" or len(words) > 2:
+        return None
+    return words[1] if len(words) == 2 else "~"
+
+
+def resolve_dir(target: str, current: Path, previous: Path) -> Path:
+    """Where ``cd target`` from ``current`` leads (``-`` is ``previous``); raises
+    NotADirectoryError with a message for the user when it leads nowhere."""
+    if target == "-":
+        return previous
+    path = Path(os.path.expandvars(os.path.expanduser(target)))
+    path = (current / path).resolve() if not path.is_absolute() else path.resolve()
+    if not path.is_dir():
+        raise NotADirectoryError(f"cd: no such directory: {target}")
+    return path

@@ -29,7 +29,7 @@ def _show(repl: Repl, text: str) -> None:
 def _asker(repl: Repl) -> Ask:
     async def ask(question: str) -> bool:
         try:
-            return is_yes(await repl.question_prompt.prompt_async(question))
+            return is_yes(await repl.read_line(question))
         except (KeyboardInterrupt, EOFError):
             return False
     return ask

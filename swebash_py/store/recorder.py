@@ -29,16 +29,26 @@ class StoreRecorder:
         self.problem: StorageError | None = None
         self._turn_id: Any = None
         self._last_turn_id: Any = None
+        self._created = False
         self.resume(session_id)
 
     def begin_turn(self, user_text: str) -> None:
         self.problem = None
+        self._created = False
         if self.session_id is None:
             self.session_id = self._safely(self.store.create_session, self.model, self.cwd)
             if self.session_id is None:
                 return
+            self._created = True
         self._turn_id = self._last_turn_id = self._safely(self.store.begin_turn,
                                                           self.session_id, user_text)
+
+    def abandon_new_session(self) -> None:
+        """Delete the session this turn created (the turn could not run at all)."""
+        if self._created and self.session_id is not None:
+            self._safely(self.store.delete_session, self.session_id)
+            self.session_id = self._turn_id = self._last_turn_id = None
+            self._created = False
 
     def add_block(self, block: Block, step: int | None = None) -> None:
         if self._turn_id is not None:

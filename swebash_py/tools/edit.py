@@ -214,7 +214,10 @@ class EditFile(Tool[EditFileArgs]):
             rp, shown, old, new = self._plan(args, ctx)
         except ToolFailed as exc:
             rp = resolve(args.path, ws, for_write=True)
-            return _preview(self.name, rp, ws, f"(this edit will fail: {exc})", "text")
+            failing = _preview(self.name, rp, ws, f"(this edit will fail: {exc})", "text")
+            if not (failing.outside or failing.sensitive or failing.protected):
+                raise  # it would fail: say so at once, asking first helps no one
+            return failing  # outside: failing now would tell what the file holds unasked
         return _preview(self.name, rp, ws, unified_diff(old, new, shown), "diff")
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 
 from swebash_py.approvals.decision import PendingCall, Verdict
@@ -10,18 +10,25 @@ from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
 PROMPT_CHANGES = "Allow these changes? [y]es / [a]lways / [n]o, or type an instruction: "
+SHORT_PROMPT = "Allow? [y/a/n] or an instruction: "
+SHORT_PROMPT_CHANGES = "Allow these changes? [y/a/n] or an instruction: "
 MAX_PREVIEW_LINES = 60
+
+
+def prompt_for(columns: int, pending: PendingCall | None = None) -> str:
+    """The answer line — about the changes after a preview, else about the
+    call — short enough to leave room to type in a narrow terminal."""
+    if pending is not None and pending.preview.changes is not None:
+        # the contract's words down to 60 columns (they wrap), short below
+        return PROMPT_CHANGES if columns >= 60 else SHORT_PROMPT_CHANGES
+    return PROMPT if columns >= len(PROMPT) + 20 else SHORT_PROMPT
 
 
 def question_renderable(pending: PendingCall, verdict: Verdict,
                         rule: list[str] | None) -> RenderableType:
     """Tool, full arguments (command, diff, new file), warnings, paths."""
     preview = pending.preview
-    verb = (" wants to run:" if preview.changes is None
-            else " ran as a preview (nothing has changed yet):" if preview.output is not None
-            else ": some of its changes meet yours:")
-    parts: list[RenderableType] = [
-        Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"), verb)]
+    parts: list[RenderableType] = [_heading(pending)]
     if preview.detail_kind == "command" and preview.detail:
         from rich.syntax import Syntax  # pygments: only when a command is shown
 
@@ -30,8 +37,8 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         if has_hidden(preview.detail):
             parts.append(Text("! the command contains control, escape or invisible "
                               "characters (shown as \\xNN or <U+NNNN>)", style="bold red"))
-    elif preview.detail_kind == "diff" and preview.detail:
-        parts.append(_diff_text(preview.detail))
+    elif preview.detail_kind in ("diff", "file") and preview.detail:
+        parts.append(_Fitted(preview.detail, preview.detail_kind, preview.summary))
     elif preview.detail:
         parts.append(Text(_head(make_visible(preview.detail)), style="dim"))
     else:
@@ -44,7 +51,7 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
     if preview.outside:
         paths = make_visible(", ".join(str(p) for p in preview.paths))
         parts.append(Text(f"! outside the workspace: {paths}", style="yellow"))
-    for warning in [*preview.warnings, *verdict.warnings]:
+    for warning in _warnings(pending, verdict):
         parts.append(Text(f"! {make_visible(warning)}", style="bold red"))
     if rule:
         parts.append(Text(f"  [a]lways remembers: {make_visible(', '.join(rule))}",
@@ -55,9 +62,76 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
     return Group(*parts)
 
 
-def prompt_for(pending: PendingCall) -> str:
-    """The prompt line: about the changes after a preview, else about the call."""
-    return PROMPT_CHANGES if pending.preview.changes is not None else PROMPT
+def _heading(pending: PendingCall) -> Text:
+    """`? write_file notes/todo.md (new file, 12 lines)`: the path on the first line."""
+    preview = pending.preview
+    heading = Text.assemble(("? ", "bold yellow"), (pending.tool.name, "bold"))
+    if preview.changes is not None:  # after a preview: its changes are the question
+        heading.append(" ran as a preview (nothing has changed yet):"
+                       if preview.output is not None else ": some of its changes meet yours:")
+        return heading
+    if preview.detail_kind in ("diff", "file") and preview.paths:
+        heading.append(" " + make_visible(preview.summary.split(" ", 1)[-1]), style="bold")
+        if preview.detail_kind == "file" and preview.detail is not None:
+            heading.append(f" (new file, {_count(preview.detail)})")
+        heading.append(":")
+        return heading
+    heading.append(" wants to run:")
+    return heading
+
+
+def _count(text: str) -> str:
+    lines = len(text.splitlines())
+    return "1 line" if lines == 1 else f"{lines} lines"
+
+
+class _Fitted:
+    """A new file or a diff: whole when it fits the terminal with the question
+    under it; else its head, then how many lines are not shown and where the
+    whole of it was written, so it can be read before answering."""
+
+    def __init__(self, detail: str, kind: str, summary: str) -> None:
+        self._detail, self._kind, self._summary = detail, kind, summary
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = max(MAX_PREVIEW_LINES // 3, (options.height or console.height) - 8)
+        lines = make_visible(self._detail).splitlines()
+        shown = lines if len(lines) <= room else lines[:room - 1]
+        yield _diff_text("\n".join(shown)) if self._kind == "diff" else Text(
+            "\n".join(shown), style="dim")
+        if len(shown) < len(lines):
+            where = _spill(self._detail, self._summary, self._kind)
+            whole = "diff" if self._kind == "diff" else "file"
+            yield Text(f"… {len(lines) - len(shown)} more lines not shown ({len(lines)} in all)"
+                       + (f"; the whole {whole} is in:" if where else ""), style="bold")
+            if where:
+                yield Text(f"  {where}", overflow="fold")
+
+
+def _spill(text: str, summary: str, kind: str) -> str | None:
+    """Write ``text`` to a private temporary file; its path, or None."""
+    import os
+    import re
+    import tempfile
+
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", summary.split(" ", 1)[-1])[-60:] or "preview"
+    try:
+        folder = tempfile.mkdtemp(prefix="swebash-preview-")
+        path = os.path.join(folder, name + (".diff" if kind == "diff" else ""))
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError:
+        return None
+    return path
+
+
+def _warnings(pending: PendingCall, verdict: Verdict) -> list[str]:
+    """Each warning once (the policy repeats the preview's), the outside-workspace
+    ones left to their own line above."""
+    seen = dict.fromkeys([*pending.preview.warnings, *verdict.warnings])
+    if pending.preview.outside:
+        return [w for w in seen if not w.startswith("outside the workspace")]
+    return list(seen)
 
 
 def show_question(console: Console, pending: PendingCall, verdict: Verdict,

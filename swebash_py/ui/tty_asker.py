@@ -50,9 +50,9 @@ async def _ask_on_tty(pending: PendingCall, verdict: Verdict, rule: list[str] | 
         return Answer("no")
     try:
         with open(fd, "w", encoding="utf-8", closefd=False) as out:
-            show_question(Console(file=out, force_terminal=True, highlight=False),
-                          pending, verdict, rule)
-            out.write(prompt_for(pending))
+            console = Console(file=out, force_terminal=True, highlight=False)
+            show_question(console, pending, verdict, rule)
+            out.write(prompt_for(console.width, pending))
             out.flush()
         return parse_answer(await read_line(fd))
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pexpect
 import pytest
 
 from swebash_py.shell_helper import extract_command
@@ -59,11 +60,85 @@ def test_shell_mode_abort_runs_nothing(fake_provider: FakeProvider, spawn_ai: An
 
 
 @pytest.mark.parametrize(("text", "action"), [
-    ("e", "execute"), ("execute", "execute"), ("y", "execute"), ("d", "edit"),
-    ("edit", "edit"), ("D", "describe"), ("describe", "describe"), ("", "abort"),
-    ("a", "abort"), ("whatever", "abort"), (" e \n", "execute"),
+    ("e", "execute"), ("E", "execute"), ("execute", "execute"), ("y", "execute"),
+    ("d", "edit"), ("edit", "edit"), ("D", "describe"), ("describe", "describe"),
+    ("", "abort"), ("a", "abort"), ("whatever", "unclear"), (" e \n", "execute"),
 ])
 def test_parse_choice(text: str, action: str) -> None:
     from swebash_py.shell_helper import parse_choice
 
     assert parse_choice(text) == action
+
+
+def test_piped_shell_mode_prints_the_bare_command(fake_provider: FakeProvider) -> None:
+    fake_provider.queue(Reply(text="Here you go:\n```sh\nfind . -size +100M\n```\nEnjoy."))
+    result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "big files")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "find . -size +100M\n"  # so $(ai -s ...) works
+
+
+def _screen(raw: str) -> list[str]:
+    import pyte
+
+    term = pyte.Screen(100, 40)
+    pyte.Stream(term).feed(raw)
+    return [line.rstrip() for line in term.display if line.strip()]
+
+
+@pytest.mark.pty
+def test_shell_mode_shows_the_command_once_and_describe_comes_back(
+        fake_provider: FakeProvider, spawn_ai: Any) -> None:
+    import io
+
+    fake_provider.queue(Reply(text="```sh\necho suggested-$((40+2))\n```"),
+                        Reply(text="It prints a number."))
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "say 42")
+    seen = io.StringIO()
+    child.logfile_read = seen
+    child.expect(r"\[a\]bort: ")
+    child.sendline("D")
+    child.expect("It prints a number.")
+    child.expect(r"\[a\]bort: ")  # back at the choice, not gone
+    child.sendline("what")
+    child.expect("answer e \\(execute\\)")
+    child.expect(r"\[a\]bort: ")
+    child.sendline("E")
+    child.expect("suggested-42")
+    child.wait()
+    child.close()
+    assert child.exitstatus == 0
+    before_menu = "\n".join(_screen(seen.getvalue())).split("[a]bort")[0]
+    assert before_menu.count("echo suggested-$((40+2))") == 1  # shown once, not twice
+
+
+@pytest.mark.pty
+def test_shell_mode_enter_aborts_and_says_so(fake_provider: FakeProvider, spawn_ai: Any,
+                                             workspace: Any) -> None:
+    fake_provider.queue(Reply(text="```sh\ntouch should-not-exist\n```"))
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "make a file")
+    child.expect(r"\[a\]bort: ")
+    child.sendline("")
+    child.expect("aborted: nothing was run")
+    child.wait()
+    child.close()
+    assert child.exitstatus == 0
+    assert not (workspace / "should-not-exist").exists()
+
+
+@pytest.mark.pty
+def test_repl_question_mark_describe_comes_back_to_the_choice(fake_provider: FakeProvider,
+                                                              spawn_ai: Any) -> None:
+    fake_provider.queue(Reply(text="```sh\necho repl-$((6*7))\n```"),
+                        Reply(text="It prints forty-two."))
+    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
+    child.expect("swebash>")
+    child.sendline("? print 42")
+    child.expect(r"\[a\]bort:")
+    child.sendline("D")
+    child.expect("It prints forty-two.")
+    child.expect(r"\[a\]bort:")
+    child.sendline("e")
+    child.expect("repl-42")
+    child.expect("swebash>")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)

@@ -128,8 +128,8 @@ def test_tool_output_names_errors_and_reasons_are_neutralized() -> None:
         r.handle(ToolProgress(call_id="c", tool=evil_tool, status="output", output=chunk))
     r.handle(BlockStop(index=1, kind="tool_result", call_id="c", tool=evil_tool,
                        content="result \x1b]8;;http://evil\x07link\x1b]8;;\x07\n"))
-    r.handle(ApprovalEvent(call_id="d", tool=evil_tool, decision="deny", by="rule",
-                           reason="no \x1b[8mhidden"))
+    r.handle(ApprovalEvent(call_id="d", tool=evil_tool, decision="allow", by="user",
+                           reason="allowed; remembered no \x1b[8mhidden"))
     r.handle(Notice("retrying \x1b[2J"))
     r.handle(ErrorEvent(message="provider said \x1b]52;c;eA==\x07 boom"))
     r.close()

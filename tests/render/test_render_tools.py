@@ -145,7 +145,6 @@ def test_approval_notice_error_usage_lines() -> None:
     screen = [line.rstrip() for line in screen_of(output(console))]
     assert screen == [
         "✓ allowed by rule run_command(git status)",
-        "✗ denied run_command(git status): not now",
         "context compacted",
         "Error: provider said no",
         "tokens: 10 in, 5 out, $0.0012",
@@ -200,3 +199,86 @@ def test_ticker_animates_spinners_from_its_thread() -> None:
     assert [line.rstrip() for line in screen_of(output(console))] == [
         "✗ run_command  sleep 5  " + screen_of(output(console))[0].split("sleep 5  ")[1].rstrip()
     ]
+
+
+def _result_during_question(hold: bool) -> list[str]:
+    """Two tools; one finishes while a question is open (suspended renderer)."""
+    console = make_console()
+    r = renderer(console)
+    start_tool(r, "c1", "read_file", {"path": "a.txt"})
+    start_tool(r, "c2", "web_fetch", {"url": "http://x"})
+    with r.suspend() if hold else _no_suspend():
+        console.print("? web_fetch wants to run:")
+        console.print("Allow? [y]es / [a]lways / [n]o: ", end="")
+        finish_tool(r, "c1", "read_file", "alpha\n")
+        screen_while_open = screen_of(output(console))
+    r.close()
+    return screen_while_open
+
+
+class _no_suspend:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_nothing_draws_while_a_question_is_open_and_it_shows_after() -> None:
+    screen = _result_during_question(hold=True)
+    assert screen[-1].startswith("Allow?") and "read_file" not in screen[-1]
+    assert not any("alpha" in line for line in screen)
+
+
+def test_the_twin_without_the_hold_a_result_lands_in_the_prompt_line() -> None:
+    screen = _result_during_question(hold=False)
+    assert any("read_file" in line or "alpha" in line for line in screen[1:])
+
+
+def test_what_was_held_is_printed_once_when_the_question_ends() -> None:
+    console = make_console()
+    r = renderer(console)
+    start_tool(r, "c1", "read_file", {"path": "a.txt"})
+    with r.suspend():
+        finish_tool(r, "c1", "read_file", "alpha\n")
+    r.close()
+    text = screen_of(output(console))
+    assert sum("read_file" in line for line in text) == 1
+    assert any("alpha" in line for line in text)
+
+
+def test_an_answered_question_then_one_result_line_without_the_diff_again() -> None:
+    console = make_console()
+    clock = FakeClock(0.0)
+    r = renderer(console, clock=clock)
+    start_tool(r, "e1", "edit_file", {"path": "app.py"})
+    clock.now = 30.0  # the user thought for half a minute
+    r.handle(ApprovalEvent(call_id="e1", tool="edit_file", decision="allow", by="user",
+                           reason="allowed; remembered edit_file(app.py)"))
+    r.handle(ToolProgress(call_id="e1", tool="edit_file", status="running"))
+    clock.now = 30.5
+    finish_tool(r, "e1", "edit_file", "Edited app.py (+1 -1)", display=DIFF)
+    r.handle(BlockStart(index=2, kind="tool_use", call_id="c2", tool="run_command"))
+    r.handle(BlockStop(index=2, kind="tool_use", call_id="c2", tool="run_command",
+                       input={"command": "rm -rf build"}))
+    clock.now = 50.0
+    r.handle(ApprovalEvent(call_id="c2", tool="run_command", decision="deny", by="user",
+                           reason="the user said no"))
+    finish_tool(r, "c2", "run_command", "denied by the user", is_error=True)
+    r.close()
+    screen = [line.rstrip() for line in screen_of(output(console))]
+    assert screen == [
+        "✓ allowed by you edit_file(app.py) · remembered edit_file(app.py)",
+        "✓ edit_file  app.py  0.5s",
+        "  Edited app.py (+1 -1)",
+        "✗ run_command  rm -rf build  0.0s  denied by the user",
+    ]
+
+
+def test_the_twin_an_edit_nobody_was_asked_about_shows_its_diff() -> None:
+    console = make_console()
+    r = renderer(console)
+    start_tool(r, "e1", "edit_file", {"path": "app.py"})
+    finish_tool(r, "e1", "edit_file", "Edited app.py (+1 -1)", display=DIFF)
+    r.close()
+    assert any("x = 2" in line for line in screen_of(output(console)))

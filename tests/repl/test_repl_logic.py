@@ -60,7 +60,10 @@ async def test_resume_brings_back_the_history(fake_provider: FakeProvider,
     assert first is not None
     fake_provider.queue(Reply(text="Resumed answer."))
     out = await drive(fake_provider, [f"/resume {first.group(1)}", "and again"], capsys)
-    assert f"resumed {first.group(1)}" in out and "Resumed answer." in out
+    assert f"resumed session {first.group(1)}" in out and "Resumed answer." in out
+    recap = out.split(f"resumed session {first.group(1)}")[1].split("Resumed answer.")[0]
+    assert "you remember the first session" in recap  # what is being resumed, shown
+    assert "ai  First session answer." in recap
     assert "remember the first session" in json.dumps(fake_provider.requests[-1].body)
 
 
@@ -68,3 +71,36 @@ async def test_compact_with_nothing_to_compact(fake_provider: FakeProvider,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     out = await drive(fake_provider, ["/compact"], capsys)
     assert "nothing to compact yet" in out
+
+
+async def test_clear_model_warning_and_the_resume_hint(fake_provider: FakeProvider,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    fake_provider.queue(Reply(text="First."))
+    out = await drive(fake_provider, ["/model openai/no-such-model-xyz", "/model openai/gpt-4o",
+                                      "hello", "/clear"], capsys)
+    assert out.count("is not in the model table") == 1  # the unknown one only, and allowed
+    assert "model: openai/no-such-model-xyz" in out
+    assert "new session" in out
+    assert "resume with `ai -c`" not in out  # /clear left an empty session behind
+    fake_provider.queue(Reply(text="Second."))
+    out = await drive(fake_provider, ["hello again"], capsys)
+    assert re.search(r"resume with `ai -c` \(or `ai --session [0-9a-f-]+`\)", out)
+
+
+async def test_a_shell_command_does_not_become_the_session_title(
+        fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="It said hi."))
+    out = await drive(fake_provider, ["!echo hi-from-shell", "what did it print?",
+                                      "/sessions"], capsys)
+    assert re.search(r"\* [0-9a-f]+ .*what did it print\?", out)
+    assert "hi-from-shell" in json.dumps(fake_provider.requests[0].body)
+
+
+async def test_cost_counts_the_compaction_request(fake_provider: FakeProvider,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="One.", usage=(100, 20)), Reply(text="Two.", usage=(50, 5)),
+                        Reply(text="SUMMARY: two answers.", usage=(300, 40)))
+    out = await drive(fake_provider, ["first", "second", "/compact", "/cost"], capsys)
+    assert "compaction (1 request): 300 in, 40 out" in out
+    assert "450 tokens in, 65 out" in out  # turns and the summary together

@@ -125,8 +125,18 @@ async def test_edit_errors(workspace: Path, ctx: ToolContext) -> None:
         await call(EditFile(), ctx, path="m.txt", old_text="abc", new_text="abc")
     with pytest.raises(ToolFailed, match="binary"):
         await call(EditFile(), ctx, path="bin", old_text="a", new_text="b")
-    preview = EditFile().preview(EditFile.Args(path="m.txt", old_text="zzz", new_text="y"), ctx)
-    assert "will fail" in (preview.detail or "")
+    with pytest.raises(ToolFailed, match="not found"):  # inside: fails before any question
+        EditFile().preview(EditFile.Args(path="m.txt", old_text="zzz", new_text="y"), ctx)
+
+
+async def test_a_failing_edit_outside_the_workspace_still_asks(tmp_path: Path,
+                                                               ctx: ToolContext) -> None:
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("secret words\n")
+    # failing at once would tell the model what a file it may not read holds
+    preview = EditFile().preview(EditFile.Args(path=str(outside), old_text="zzz",
+                                               new_text="y"), ctx)
+    assert preview.outside and "will fail" in (preview.detail or "")
 
 
 async def test_edit_keeps_non_utf8_bytes_and_crlf(workspace: Path, ctx: ToolContext) -> None:

@@ -44,14 +44,44 @@ def init(force: Annotated[bool, typer.Option("--force", help="overwrite")] = Fal
 
 @app.command("show")
 def show(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Print the effective configuration (secrets redacted) and where it came from."""
-    settings = load_settings()
+    """Print the effective configuration (secrets redacted) and where each value
+    came from. A broken configuration is named, then the defaults are shown."""
+    from swebash_py.errors import ConfigError
+
+    try:
+        settings, problem = load_settings(), None
+    except ConfigError as exc:
+        settings, problem = Settings.model_validate({}), str(exc)
+        typer.echo(f"ai: {exc}", err=True)
     report = effective_report(settings)
+    report["sources"] = value_sources()
+    if problem:
+        report["error"] = problem
     if as_json:
         typer.echo(json.dumps(report, indent=2, default=str))
-        return
+        raise typer.Exit(1 if problem else 0)
     for line in format_report(report):
         typer.echo(line)
+    if problem:
+        raise typer.Exit(1)
+
+
+def value_sources() -> dict[str, str]:
+    """Where each top-level key set anywhere comes from: the environment or the file
+    (flags do not reach `ai config show`); keys absent here are defaults."""
+    from swebash_py.config import _ENV_KEYS, read_config_file
+    from swebash_py.errors import ConfigError
+
+    sources: dict[str, str] = {}
+    try:
+        for key in read_config_file(config_path()):
+            sources[key] = "config file"
+    except ConfigError:
+        pass
+    for variable, key in _ENV_KEYS.items():
+        if os.environ.get(variable):
+            sources[key] = f"environment ${variable}"
+    return sources
 
 
 def effective_report(settings: Settings) -> dict[str, Any]:
@@ -103,7 +133,11 @@ def format_report(report: dict[str, Any]) -> list[str]:
              f"# backend:     {report['model_backend']}"]
     keys = ", ".join(report["api_keys"]) or "none"
     lines.append(f"# API keys in the environment: {keys}")
-    lines += _toml_lines(report["settings"])
+    if report.get("error"):
+        lines.append("# the configuration could not be used (see the error above): "
+                     "these are the defaults")
+    lines.append("# each value: from the config file, the environment, or the default")
+    lines += _toml_lines(report["settings"], report.get("sources", {}))
     rules = report["remembered_rules"]
     lines.append("")
     lines.append("# remembered 'always' rules for this workspace"
@@ -114,23 +148,26 @@ def format_report(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _toml_lines(settings: dict[str, Any]) -> list[str]:
-    top = [f"{k} = {_toml_value(v)}" for k, v in settings.items() if not isinstance(v, dict)]
+def _toml_lines(settings: dict[str, Any], sources: dict[str, str]) -> list[str]:
+    """Valid TOML: unset keys are comments; each value says where it came from."""
+    def line(key: str, value: Any, source: str) -> str:
+        if value is None:
+            return f"# {key} = (unset)"
+        return f"{key} = {json.dumps(value)}  # {source}"
+
+    top = [line(k, v, sources.get(k, "default")) for k, v in settings.items()
+           if not isinstance(v, dict)]
     tables = []
     for name, table in settings.items():
         if name == "mcp_servers" and isinstance(table, dict):
+            source = sources.get(name, "default")
             for server, keys in table.items():
                 tables += ["", f"[mcp_servers.{server}]",
-                           *(f"{k} = {_toml_value(v)}" for k, v in keys.items())]
+                           *(line(k, v, source) for k, v in keys.items())]
         elif isinstance(table, dict):
-            tables += ["", f"[{name}]", *(f"{k} = {_toml_value(v)}" for k, v in table.items())]
+            source = sources.get(name, "default")
+            tables += ["", f"[{name}]", *(line(k, v, source) for k, v in table.items())]
     return [*top, *tables]
-
-
-def _toml_value(value: Any) -> str:
-    if value is None:
-        return "# (unset)"
-    return json.dumps(value)
 
 
 @app.command("forget")

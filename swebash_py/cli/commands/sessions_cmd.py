@@ -34,12 +34,20 @@ def age(timestamp: float, now: float | None = None) -> str:
     return "just now"
 
 
+def turns_text(n: int) -> str:
+    """'1 turn', '3 turns'."""
+    return f"{n} turn" if n == 1 else f"{n} turns"
+
+
+LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "MODEL", "TITLE")
+
+
 @app.command("list")
 def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
           all_hosts: Annotated[bool, typer.Option(
               "--all-hosts", help="the team's sessions, from the team store")] = False) -> None:
-    """Newest first: id, title, age, turns, model (--all-hosts: id, host, user, age, turns,
-    title)."""
+    """Newest first, one line each: id, updated, turns, model, title (--all-hosts: id,
+    host, user, updated, turns, title)."""
     if all_hosts:
         _list_all_hosts(limit)
         return
@@ -52,10 +60,12 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
 
     short = shortest_unique(store.session_ids())
     width = max(len(short[i.id]) for i in sessions)
+    if sys.stdout.isatty():  # piped (`| awk '{print $1}'`), every line is a session
+        typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'MODEL':<28}  TITLE")
     for info in sessions:
         title = (info.title or "(untitled)")[:50]
-        typer.echo(f"{short[info.id]:<{width}}  {age(info.updated):>9}  {info.turns:>3} turns  "
-                   f"{info.model or '':<28}  {title}")
+        typer.echo(f"{short[info.id]:<{width}}  {age(info.updated):>9}  "
+                   f"{turns_text(info.turns):>9}  {info.model or '':<28}  {title}")
 
 
 def _list_all_hosts(limit: int) -> None:
@@ -77,7 +87,7 @@ def _list_all_hosts(limit: int) -> None:
     for s in sessions:
         title = " ".join((s.title or "(untitled)").split())[:50]
         typer.echo(f"{short[s.id]:<{width}}  {s.hostname[:20]:<20} {s.os_user[:12]:<12} "
-                   f"{age(s.updated):>9}  {s.turns:>3} turns  {title}")
+                   f"{age(s.updated):>9}  {turns_text(s.turns):>9}  {title}")
 
 
 @app.command("show")

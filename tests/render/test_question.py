@@ -1,0 +1,49 @@
+"""The approval question of a new file: the path up front, the whole file or where it is."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+from rich.console import Console
+
+from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.engine.messages import ToolUseBlock
+from swebash_py.tools.base import ToolContext
+from swebash_py.tools.edit import WriteFile
+from swebash_py.ui.question import PROMPT, question_renderable
+
+
+def render_write(workspace: Path, content: str, height: int) -> list[str]:
+    tool = WriteFile()
+    args = tool.Args.model_validate({"path": "notes/todo.md", "content": content})
+    pending = PendingCall(ToolUseBlock("w", "write_file", json.dumps(args.model_dump())),
+                          tool, args, tool.preview(args, ToolContext(workspace=workspace)))
+    out = io.StringIO()
+    console = Console(file=out, width=80, height=height, color_system=None)
+    console.print(question_renderable(pending, Verdict("ask"), None))
+    return out.getvalue().splitlines()
+
+
+def test_a_file_that_fits_is_shown_whole_under_a_heading_with_its_path(
+        workspace: Path) -> None:
+    content = "".join(f"line {i}\n" for i in range(1, 31))
+    lines = render_write(workspace, content, height=40)
+    assert lines[0] == "? write_file notes/todo.md (new file, 30 lines):"
+    assert "line 1" in lines and "line 30" in lines
+    assert not any("more lines" in line for line in lines)
+
+
+def test_a_long_file_says_how_much_is_hidden_and_where_the_whole_is(workspace: Path) -> None:
+    content = "".join(f"line {i}\n" for i in range(1, 201))
+    lines = render_write(workspace, content, height=40)
+    assert len(lines) < 40  # the question's own line still fits under it
+    (note,) = [line for line in lines if "more lines not shown" in line]
+    hidden = int(re.search(r"… (\d+) more lines", note).group(1))  # type: ignore[union-attr]
+    shown = [line for line in lines if re.fullmatch(r"line \d+", line)]
+    assert len(shown) + hidden == 200
+    path = Path(lines[lines.index(note) + 1].strip())
+    assert path.read_text() == content  # the whole file can be read before answering
+    assert PROMPT.startswith("Allow?")
