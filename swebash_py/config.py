@@ -55,6 +55,10 @@ class SandboxSettings(Section):
     preview_max_mb: int = Field(1024, ge=1)
 
 
+class ShellInitSettings(Section):
+    key: str = "alt-\\"  # the key `ai shell-init` binds: alt-X or ctrl-X
+
+
 class Settings(Section):
     model: str | None = None
     api_base: str | None = None
@@ -75,6 +79,8 @@ class Settings(Section):
     hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
     sandbox: SandboxSettings = Field(
         default_factory=lambda: SandboxSettings.model_validate({}))
+    shell_init: ShellInitSettings = Field(
+        default_factory=lambda: ShellInitSettings.model_validate({}))
 
     @property
     def resolved_model(self) -> str:

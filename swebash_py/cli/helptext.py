@@ -34,6 +34,7 @@ Commands:
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
   undo [--yes]                                revert the file changes of the last turn here
+  shell-init bash|zsh|fish [--key KEY]        a key binding: wish on the line -> command
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.
 Configuration: `ai config path` (see config.example.toml for every key).

@@ -17,7 +17,8 @@ from swebash_py import __version__
 from swebash_py.cli.helptext import TOP_LEVEL_HELP
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
-SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor")  # the words typer handles
+# the words typer handles
+SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "shell-init")
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation

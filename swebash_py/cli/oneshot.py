@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Protocol, TextIO
 
 from swebash_py.agent.consume import consume
@@ -22,9 +22,14 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 
     invocation.no_tools = True
     answer: list[str] = []
+    bare = not sys.stdout.isatty() and not invocation.json_output
     code = asyncio.run(run_oneshot(settings, invocation, shell_helper.shell_question(task),
-                                   notes, collect=answer))
+                                   notes, collect=answer, quiet=bare))
     command = shell_helper.extract_command("".join(answer))
+    if bare:  # `$(ai -s ...)`, the shell-init binding: the bare command, no menu
+        if not code and command:
+            sys.stdout.write(command + "\n")
+        return code
     if code or not command or not sys.stdin.isatty():
         return code
     choice, chosen = shell_helper.offer(command)
@@ -37,11 +42,13 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 
 
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
-                      notes: list[str], collect: list[str] | None = None) -> int:
-    """Answer one question, streaming; returns the exit code."""
+                      notes: list[str], collect: list[str] | None = None,
+                      quiet: bool = False) -> int:
+    """Answer one question, streaming; returns the exit code. ``quiet`` renders
+    nothing (the caller prints what it collected); errors still go to stderr."""
     from swebash_py.build import build_session
 
-    renderer = _make_renderer(invocation)
+    renderer: Renderer = _Quiet() if quiet else _make_renderer(invocation)
     session = build_session(settings, resume=invocation.session,
                             continue_last=invocation.continue_last,
                             no_tools=invocation.no_tools, debug=invocation.debug,
@@ -81,6 +88,19 @@ def _make_renderer(invocation: Invocation) -> Renderer:
     # In plain mode (output piped or redirected) tool lines and notes go to
     # stderr, so `ai "q" > answer.md` holds only the answer.
     return make_renderer(status=Console(stderr=True))
+
+
+class _Quiet:
+    """A renderer that shows nothing."""
+
+    def handle(self, event: TurnEvent) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def suspend(self) -> AbstractContextManager[object]:
+        return nullcontext()
 
 
 class _TextSink:

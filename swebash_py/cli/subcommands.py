@@ -18,13 +18,21 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _register_subcommands() -> None:
-    from swebash_py.cli.commands import config_cmd, doctor_cmd, sessions_cmd, tools_cmd, undo_cmd
+    from swebash_py.cli.commands import (
+        config_cmd,
+        doctor_cmd,
+        sessions_cmd,
+        shell_init_cmd,
+        tools_cmd,
+        undo_cmd,
+    )
 
     app.add_typer(config_cmd.app, name="config")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
     app.command("undo")(undo_cmd.undo)
     app.command("doctor")(doctor_cmd.doctor)
+    app.command("shell-init")(shell_init_cmd.shell_init)
 
 
 def run(args: list[str]) -> None:
