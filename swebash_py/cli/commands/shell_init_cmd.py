@@ -12,7 +12,7 @@ from swebash_py.config import load_settings
 def shell_init(
     shell: Annotated[str, typer.Argument(help="bash, zsh or fish")],
     key: Annotated[str | None, typer.Option(
-        "--key", help="the key: alt-X or ctrl-X (default: config [shell_init] key, "
+        "--key", help="the key: alt-X or ctrl-X (default: the config key shell_init.key, "
                       "else alt-\\)")] = None,
 ) -> None:
     """Print a snippet binding a key that turns the wish on the command line into a
