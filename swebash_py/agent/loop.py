@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import traceback
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
 from swebash_py.approvals.decision import AllowAll, Approver
-from swebash_py.engine.messages import Block, Message, TextBlock
+from swebash_py.engine.messages import Block, ImageBlock, Message, TextBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (
@@ -112,10 +112,11 @@ class Agent:
         self._fitter = fitter
         self._pre_hook, self._post_hook = pre_hook, post_hook
 
-    async def run_turn(self, user_text: str) -> AsyncIterator[TurnEvent]:
-        """Run one user turn, yielding its events as they happen."""
+    async def run_turn(self, user_text: str, images: Sequence[ImageBlock] = ()
+                       ) -> AsyncIterator[TurnEvent]:
+        """Run one user turn (with ``images`` attached), yielding its events."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        worker = asyncio.create_task(self._turn(user_text, queue.put_nowait))
+        worker = asyncio.create_task(self._turn(user_text, list(images), queue.put_nowait))
         worker.add_done_callback(lambda _task: queue.put_nowait(_DONE))
         try:
             while (event := await queue.get()) is not _DONE:
@@ -128,13 +129,16 @@ class Agent:
 
     # -- one turn -------------------------------------------------------------
 
-    async def _turn(self, user_text: str, emit: Callable[[TurnEvent], None]) -> None:
+    async def _turn(self, user_text: str, images: list[ImageBlock],
+                    emit: Callable[[TurnEvent], None]) -> None:
         counter = itertools.count()
         state = _TurnState()
         emit(TurnStart(self.options.model, self.options.session_id))
         self._repair_if_needed()
         self._recorder.begin_turn(user_text)
-        self._append("user", [TextBlock(user_text)], record=False)
+        for image in images:  # stored by reference, right after the turn's text
+            self._recorder.add_block(image)
+        self._append("user", [TextBlock(user_text), *images], record=False)
         stop = "stop"
         try:
             for _round in range(self.options.max_iterations):

@@ -25,6 +25,7 @@ Options:
   --no-tools             plain chat: offer no tools to the model
   -s, --shell            ask for one shell command, then run / edit / describe it
   --explain              explain a shell command in a few lines
+  -i, --image FILE       attach an image (png, jpeg, gif, webp); repeatable
   --debug                show full tracebacks and provider details
   -V, --version          print the version and exit
   -h, --help             show this message and exit

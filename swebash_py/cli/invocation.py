@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -22,6 +22,7 @@ class Invocation:
     sandbox: str | None = None
     show_version: bool = False
     show_help: bool = False
+    images: list[str] = field(default_factory=list)  # files to attach to the question
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""

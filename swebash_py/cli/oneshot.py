@@ -47,7 +47,9 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     """Answer one question, streaming; returns the exit code. ``quiet`` renders
     nothing (the caller prints what it collected); errors still go to stderr."""
     from swebash_py.build import build_session
+    from swebash_py.images import attach
 
+    images = [attach(path) for path in invocation.images]  # a bad one: nothing is sent
     renderer: Renderer = _Quiet() if quiet else _make_renderer(invocation)
     session = build_session(settings, resume=invocation.session,
                             continue_last=invocation.continue_last,
@@ -65,7 +67,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         for note in notes:
             renderer.handle(Notice(note))
         sink = renderer if json_output else _TextSink(renderer)
-        done = await consume(session.agent.run_turn(question), sink, on_error)
+        done = await consume(session.agent.run_turn(question, images), sink, on_error)
     finally:
         renderer.close()
         session.close()

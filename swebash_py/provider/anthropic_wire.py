@@ -67,6 +67,8 @@ def convert_message(message: Message) -> dict[str, Any]:
         content = [c for b in message.blocks if (c := _assistant_block(b)) is not None]
     else:
         content = [_tool_result(b) for b in message.tool_results()]
+        content += [{"type": "image", "source": {"type": "base64", "media_type": b.media_type,
+                                                  "data": b.data}} for b in message.images()]
         content += [{"type": "text", "text": b.text} for b in message.blocks
                     if isinstance(b, TextBlock) and b.text]
     return {"role": message.role, "content": content}

@@ -66,7 +66,11 @@ def convert_message(message: Message) -> list[dict[str, Any]]:
         return [_assistant(message)]
     out: list[dict[str, Any]] = [_tool_message(b) for b in message.tool_results()]
     text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
-    if text or not out:
+    if images := message.images():
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        parts += [{"type": "image_url", "image_url": {"url": b.data_url()}} for b in images]
+        out.append({"role": "user", "content": parts})
+    elif text or not out:
         out.append({"role": "user", "content": text})
     return out
 

@@ -23,8 +23,9 @@ from swebash_py import shell_helper
 from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
-from swebash_py.errors import SwebashError
+from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
+from swebash_py.images import attach_mentions
 from swebash_py.paths import data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from swebash_py.approvals.decision import PendingCall, Verdict
     from swebash_py.build import Session
     from swebash_py.engine.fitting import ContextFitter
+    from swebash_py.engine.messages import ImageBlock
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
@@ -200,7 +202,12 @@ class Repl:
         if line.startswith("?"):
             await self._guarded(self._suggest(line[1:].strip()))
             return None
-        await self._guarded(self._turn(line))
+        try:
+            line, attached = attach_mentions(line, self.settings.workspace)
+        except ImageError as exc:  # nothing is sent; the line is in the history to fix
+            self.say(f"ai: {exc}", "bold red")
+            return None
+        await self._guarded(self._turn(line, images=attached))
         return None
 
     async def _guarded(self, work: Any) -> object:
@@ -234,7 +241,8 @@ class Repl:
             self._turn_task = None
         return None
 
-    async def _turn(self, text: str, collect: list[str] | None = None) -> None:
+    async def _turn(self, text: str, collect: list[str] | None = None,
+                    images: list[ImageBlock] | None = None) -> None:
         if self.pending_context:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
@@ -244,7 +252,8 @@ class Repl:
             self.say(f"Error: {event.message}", "bold red")
 
         try:
-            done = await consume(self.agent.run_turn(text), self.renderer, on_error)
+            done = await consume(self.agent.run_turn(text, images or []), self.renderer,
+                                 on_error)
         finally:
             self.renderer.close()
         if collect is not None and done is not None:

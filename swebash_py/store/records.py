@@ -8,6 +8,7 @@ from typing import Any
 
 from swebash_py.engine.messages import (
     Block,
+    ImageBlock,
     Message,
     Role,
     TextBlock,
@@ -49,6 +50,11 @@ class BlockRecord:
     def to_block(self) -> Block:
         return row_to_block(self.type, self.text, self.data)
 
+    @property
+    def is_image(self) -> bool:
+        """An attached image (the user's), stored by reference."""
+        return isinstance((self.data or {}).get("image"), dict)
+
 
 @dataclass(frozen=True)
 class TurnRecord:
@@ -78,6 +84,11 @@ def block_to_row(block: Block) -> tuple[str, str, str | None]:
     """(block_type, text, json) with secrets redacted from the text."""
     if isinstance(block, TextBlock):
         return "text", redact(block.text), None
+    if isinstance(block, ImageBlock):  # by reference: the bytes live in the images dir
+        from swebash_py.images import placeholder
+
+        ref = {"media_type": block.media_type, "sha256": block.sha256}
+        return "text", placeholder(block), json.dumps({"image": ref})
     if isinstance(block, ThinkingBlock):
         return "thinking", redact(block.text), json.dumps({"signature": block.signature})
     if isinstance(block, ToolUseBlock):
@@ -96,6 +107,10 @@ def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Blo
     if block_type == "tool_result":
         return ToolResultBlock(str(data.get("call_id", "")), str(data.get("name", "")), text,
                                bool(data.get("is_error", False)))
+    if isinstance(ref := data.get("image"), dict):
+        from swebash_py.images import load
+
+        return load(str(ref.get("media_type", "")), str(ref.get("sha256", "")))
     return TextBlock(text)
 
 

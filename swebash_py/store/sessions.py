@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from swebash_py.engine.context import repair
-from swebash_py.engine.messages import Block, Message, Role, ToolResultBlock
+from swebash_py.engine.messages import Block, ImageBlock, Message, Role, ToolResultBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import UsageError
 from swebash_py.store import export as exporter
@@ -243,7 +243,7 @@ class Store(FileChangesMixin):
             for seq, rec in enumerate(turn.blocks, start=1):
                 if resumed_here and seq <= after_block:
                     continue
-                _append_block(msgs, rec.to_block())
+                _append_block(msgs, rec.to_block(), user_side=rec.is_image)
         return repair(msgs)
 
     def session_usage(self, session_id: str) -> SessionUsage:
@@ -267,8 +267,10 @@ class Store(FileChangesMixin):
         return exporter.to_markdown(info, turns)
 
 
-def _append_block(msgs: list[Message], block: Block) -> None:
-    role: Role = "user" if isinstance(block, ToolResultBlock) else "assistant"
+def _append_block(msgs: list[Message], block: Block, user_side: bool = False) -> None:
+    """``user_side``: the row was the user's (an image, or the note for a lost one)."""
+    user = user_side or isinstance(block, ToolResultBlock | ImageBlock)
+    role: Role = "user" if user else "assistant"
     if msgs and msgs[-1].role == role:
         msgs[-1].blocks.append(block)
     else:

@@ -17,7 +17,8 @@ from tests.e2e.conftest import run_ai
 # The contract's flags plus ours (-s, --explain, --debug, -V, -h): one parser holds them all.
 EXPECTED_OPTIONS = {"-m", "--model", "--api-base", "--approval", "-y", "--yes", "--json",
                     "-c", "--continue", "--session", "--no-tools", "-s", "--shell",
-                    "--explain", "--debug", "-V", "--version", "-h", "--help", "--sandbox"}
+                    "--explain", "--debug", "-V", "--version", "-h", "--help", "--sandbox",
+                    "-i", "--image"}
 
 
 def parser_options(parser: argparse.ArgumentParser) -> set[str]:
