@@ -177,7 +177,10 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 def _anthropic_events(reply: Reply, req: dict[str, Any]) -> Iterator[tuple[bool, str]]:
     """(is_fragment, sse_text) items of an Anthropic Messages stream."""
     inp, out = reply.usage
-    usage = {"input_tokens": inp, "output_tokens": 1,
+    # ``usage`` counts the whole prompt (as OpenAI's prompt_tokens); Anthropic's
+    # input_tokens leaves out what was read from or written to the cache.
+    uncached = max(0, inp - reply.cache_read - reply.cache_write)
+    usage = {"input_tokens": uncached, "output_tokens": 1,
              "cache_creation_input_tokens": reply.cache_write,
              "cache_read_input_tokens": reply.cache_read}
     yield False, _sse("message_start", {"type": "message_start", "message": {

@@ -92,6 +92,12 @@ class _TurnState:
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     cost: float | None = None
     text: list[str] = field(default_factory=list)
+    cache: dict[str, int] = field(default_factory=lambda: {"cache_read_tokens": 0,
+                                                           "cache_write_tokens": 0})
+
+    def recorded_usage(self) -> dict[str, int]:
+        """What the store keeps of the turn's usage: tokens, and cache reads / writes."""
+        return {**self.usage, **self.cache}
 
 
 class Agent:
@@ -150,7 +156,7 @@ class Agent:
                 emit(ErrorEvent(f"stopped after {self.options.max_iterations} tool rounds "
                                 "(max_iterations); the partial answer is kept", "max_iterations"))
         except asyncio.CancelledError:
-            self._recorder.finish_turn("cancelled", state.usage, state.cost)
+            self._recorder.finish_turn("cancelled", state.recorded_usage(), state.cost)
             raise
         except ProviderError as exc:
             stop = "error"
@@ -158,7 +164,7 @@ class Agent:
             emit(ErrorEvent(redact(f"{exc}{detail}"), type(exc).__name__))
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
-        self._recorder.finish_turn(stop, state.usage, state.cost)
+        self._recorder.finish_turn(stop, state.recorded_usage(), state.cost)
         emit(TurnComplete(stop, "".join(state.text), dict(state.usage)))  # type: ignore[arg-type]
 
     async def _round(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
@@ -258,6 +264,8 @@ class Agent:
             self._fitter.observe_usage(usage.input_tokens)
         state.usage["input_tokens"] += usage.input_tokens
         state.usage["output_tokens"] += usage.output_tokens
+        state.cache["cache_read_tokens"] += usage.cache_read_tokens
+        state.cache["cache_write_tokens"] += usage.cache_write_tokens
         if cost is not None:
             state.cost = (state.cost or 0.0) + cost
         emit(UsageEvent(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,

@@ -201,10 +201,15 @@ class OpenAIParser:
 
 
 def _usage(usage: dict[str, Any]) -> UsageReport:
+    """OpenAI's automatic caching reports ``prompt_tokens_details.cached_tokens``;
+    litellm adds Anthropic's ``cache_read/creation_input_tokens`` (all inside
+    ``prompt_tokens``)."""
     details = usage.get("prompt_tokens_details") or {}
     return UsageReport(input_tokens=usage.get("prompt_tokens") or 0,
                        output_tokens=usage.get("completion_tokens") or 0,
-                       cache_read_tokens=details.get("cached_tokens") or 0)
+                       cache_read_tokens=(details.get("cached_tokens")
+                                          or usage.get("cache_read_input_tokens") or 0),
+                       cache_write_tokens=usage.get("cache_creation_input_tokens") or 0)
 
 
 def _error_text(error: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -150,12 +150,12 @@ class SlashCommands:
             self.repl.say("no tokens used yet", "dim")
             return
         for turn in self.repl.store.turns(session_id):
-            self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in, "
+            self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in{cache_words(turn)}, "
                           f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
         cost = "unknown" if usage.cost is None else f"${usage.cost:.4f}"
-        self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in, "
-                      f"{usage.output_tokens:,} out, cost {cost}")
+        self.repl.say(f"session {session_id}: {usage.input_tokens:,} tokens in"
+                      f"{cache_words(usage)}, {usage.output_tokens:,} out, cost {cost}")
 
 
     async def cmd_undo(self, _arg: str) -> None:
@@ -172,6 +172,14 @@ class SlashCommands:
         from swebash_py.repl.undo import ps
 
         await ps(self.repl, arg)
+
+
+def cache_words(usage: Any) -> str:
+    """' (1,200 cache reads, 300 cache writes)' for what the prompt cache did; '' if nothing."""
+    read, write = usage.cache_read_tokens, usage.cache_write_tokens
+    if not (read or write):
+        return ""
+    return f" ({read:,} cache reads, {write:,} cache writes)"
 
 
 def format_cost(cost: float | None, turn: object) -> str:

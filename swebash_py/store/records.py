@@ -38,6 +38,8 @@ class SessionUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = 0.0  # None: some turn used a model whose price is unknown
+    cache_read_tokens: int = 0  # of input_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of input_tokens: written to it
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class TurnRecord:
     cost: float | None
     blocks: list[BlockRecord] = field(default_factory=list)
     rewound: float | None = None  # taken back by /rewind: no longer sent to the model
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 def make_title(text: str) -> str | None:

@@ -92,7 +92,14 @@ CREATE INDEX file_changes_turn ON file_changes(turn_id, id);
 ALTER TABLE turns ADD COLUMN rewound REAL;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4]
+# v5: prompt-cache tokens per turn (of input_tokens: read from / written to the
+# provider's cache), for /cost.
+V_CACHE_TOKENS = """
+ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V_CACHE_TOKENS]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

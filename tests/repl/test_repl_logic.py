@@ -68,3 +68,31 @@ async def test_compact_with_nothing_to_compact(fake_provider: FakeProvider,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     out = await drive(fake_provider, ["/compact"], capsys)
     assert "nothing to compact yet" in out
+
+
+async def test_cost_shows_cache_reads_and_writes(fake_provider: FakeProvider,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="Cached.", usage=(5000, 20), cache_read=3000,
+                              cache_write=1500),
+                        Reply(text="Plain.", usage=(100, 20)))
+    out = await drive(fake_provider, ["a long question", "another", "/cost"], capsys,
+                      model="anthropic/claude-x")
+    assert "turn 1: 5,000 in (3,000 cache reads, 1,500 cache writes), 20 out" in out
+    assert "turn 2: 100 in, 20 out" in out  # nothing cached: nothing said
+    flat = " ".join(out.split())  # the console wraps long lines
+    assert "5,100 tokens in (3,000 cache reads, 1,500 cache writes), 40 out" in flat
+
+
+async def test_at_image_attaches_it(fake_provider: FakeProvider, workspace: object,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.test_images import PNG, PNG_B64
+
+    (workspace / "shot.png").write_bytes(PNG)  # type: ignore[operator]
+    (workspace / "notes.png").write_bytes(b"not an image")  # type: ignore[operator]
+    fake_provider.queue(Reply(text="A dot."))
+    out = await drive(fake_provider, ["what is @notes.png", "what is @shot.png"], capsys)
+    assert "ai: cannot attach" in out and "not a png, jpeg, gif or webp image" in out
+    assert len(fake_provider.requests) == 1  # the bad one sent nothing
+    content = fake_provider.requests[0].body["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "what is shot.png"}
+    assert content[1]["image_url"]["url"].endswith(PNG_B64)
