@@ -40,6 +40,16 @@ def write_atomic(path: Path, data: bytes, *, new_mode: int | None = None) -> Non
             os.close(dfd)
 
 
+def backup(path: Path) -> Path | None:
+    """Copy ``path`` to ``<name>.bak`` (the previous version, replaced each
+    time) before it is rewritten; returns the copy's path."""
+    if not path.exists():
+        return None
+    target = path.with_name(path.name + ".bak")
+    write_atomic(target, path.read_bytes(), new_mode=stat.S_IMODE(path.stat().st_mode))
+    return target
+
+
 def default_file_mode() -> int:
     """The mode ``open`` gives a new file: 0o666 less the umask."""
     umask = os.umask(0)

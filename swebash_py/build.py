@@ -8,19 +8,21 @@ runner and the REPL both start here.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from swebash_py.agent.hooks import hook_callbacks
 from swebash_py.agent.loop import Agent, AgentOptions
+from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Asker, PolicyApprover
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.config import Settings
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
-from swebash_py.errors import ConfigError, SwebashError
+from swebash_py.errors import ConfigError, StorageError, SwebashError
 from swebash_py.paths import data_dir
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
@@ -65,9 +67,13 @@ def build_session(settings: Settings, *, resume: str | None = None,
     history = store.load_messages(session_id) if session_id else []
     recorder = StoreRecorder(store, settings.resolved_model, cwd, session_id)
     approver = make_approver(settings, asker, use_tty, renderer_suspend)
+    if broken := remembered.problem():  # its rules are not used: say so once
+        on_notice(f"warning: {broken}")
     registry = ToolRegistry([] if no_tools else default_tools(settings))
     client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
-                            on_retry=lambda note: on_notice(redact(note)))
+                            on_retry=lambda note: on_notice(redact(note)),
+                            connect_timeout=settings.connect_timeout,
+                            stream_idle_timeout=settings.stream_idle_timeout)
     options = agent_options(settings, registry, no_tools, debug, session_id)
     fitter = ContextFitter(lambda: options.model, client.stream,
                            context_window=settings.context_window,
@@ -132,15 +138,21 @@ def host_rules_from(settings: Settings) -> RuleSet:
 
 
 def open_store() -> Store:
-    """The sessions database under the data directory; a filesystem or SQLite
-    failure becomes one ``SwebashError`` naming the path."""
+    """The sessions database under the data directory. A filesystem or SQLite
+    failure becomes one ``StorageError`` line naming the path; a damaged
+    database moved aside is said in one line."""
     directory = data_dir()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        return Store(directory / "sessions.db")
+        store = Store(directory / "sessions.db")
+    except StorageError:
+        raise
     except (OSError, sqlite3.Error) as exc:
-        raise SwebashError(f"cannot open the sessions database in {directory}: "
+        raise StorageError(f"cannot open the sessions database in {directory}: "
                            f"{getattr(exc, 'strerror', None) or exc}") from exc
+    if store.moved_aside is not None:
+        sys.stderr.write(f"ai: the sessions database was damaged: it was moved to "
+                         f"{store.moved_aside} and a new one started\n")
+    return store
 
 
 def resume_target(store: Store, resume: str | None, continue_last: bool,

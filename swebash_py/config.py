@@ -67,6 +67,8 @@ class Settings(Section):
     context_window: int | None = Field(None, gt=0)
     max_iterations: int = Field(25, ge=1)
     max_retries: int = Field(4, ge=0, le=20)
+    connect_timeout: float = Field(10.0, gt=0)
+    stream_idle_timeout: float = Field(120.0, gt=0)
     approval: ApprovalMode = "ask"
     backend: Literal["auto", "direct", "litellm"] = "auto"
     system_prompt: str | None = None

@@ -10,6 +10,8 @@ The CLI catches the base class and prints one line (a traceback only with
      ├── UsageError               a wrong command line (exit code 2)
      │    └── AmbiguousSession    a session id prefix matching several (store/)
      ├── ImageError               an image to attach: missing, wrong type, too large
+     ├── StorageError             the data directory or the sessions database
+     │    └── SessionGone          the session was deleted while in use
      └── ProviderError            anything between us and the model
           ├── MissingApiKey        no key for the chosen provider
           ├── AuthenticationFailed 401 / 403
@@ -18,8 +20,10 @@ The CLI catches the base class and prints one line (a traceback only with
           │    └── ContextTooLong  the request does not fit the model's window
           ├── RateLimited          429 after our retries           (retryable)
           ├── ProviderUnavailable  5xx, overloaded, unreachable    (retryable)
-          └── StreamCut            the stream broke midway         (retryable
-                                   only if nothing was shown yet)
+          ├── StreamCut            the stream broke midway         (retryable
+          │    │                   only if nothing was shown yet)
+          │    └── StreamStalled   no complete event for stream_idle_timeout
+          └── NotAStream           a 200 whose body is not the expected stream
 """
 
 from __future__ import annotations
@@ -45,16 +49,27 @@ class ImageError(SwebashError):
     """An image to attach cannot be: missing, not a supported type, too large."""
 
 
+class StorageError(SwebashError):
+    """The data directory or the sessions database cannot be used as it is:
+    full disk, read-only or unusable directory, damaged or newer database.
+    ``str()`` says where and what to do."""
+
+
+class SessionGone(StorageError):
+    """The session was deleted (by another ``ai``) while this one used it."""
+
+
 class ProviderError(SwebashError):
     """Something went wrong talking to the model provider."""
 
     retryable: bool = False
 
     def __init__(self, message: str, *, status: int | None = None,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, retry_limit: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        self.retry_limit = retry_limit  # at most this many retries (a refused connection: 1)
 
 
 class MissingApiKey(ProviderError):
@@ -93,3 +108,16 @@ class StreamCut(ProviderError):
     """The response stream ended before the model finished."""
 
     retryable = True
+
+
+class StreamStalled(StreamCut):
+    """No complete event arrived for ``stream_idle_timeout`` seconds. Not
+    retried: a provider that went silent that long would make every wait
+    that long again."""
+
+    retryable = False
+
+
+class NotAStream(ProviderError):
+    """The provider answered 200 with something that is not the expected event
+    stream (an HTML page from a proxy or a login portal, say)."""

@@ -22,3 +22,18 @@ def data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("swebash", appauthor=False))
+
+
+def ensure_data_dir(directory: Path | None = None) -> Path:
+    """The data directory, created if needed; a ``StorageError`` line when it
+    cannot be (a file in the way, read-only, ``/proc/...``)."""
+    directory = directory or data_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if directory.is_dir():
+            return directory
+        raise NotADirectoryError(20, "not a directory", str(directory))
+    except OSError as exc:
+        from swebash_py.store.faults import describe
+
+        raise describe(exc, directory / "sessions.db") from exc

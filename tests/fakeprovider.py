@@ -61,6 +61,10 @@ class Reply:
     stall_after: int | None = None
     stall_seconds: float = 30.0
     error_after: int | None = None  # send an SSE error event after N fragments
+    # A misbehaving server instead of a reply: "trickle" (200, then a byte every
+    # ``delay`` s (default 0.05) that never completes an event), "silent" (no
+    # answer at all for ``stall_seconds``), "html" (200 with an HTML page).
+    mode: str | None = None
 
     def finish_reason(self) -> str:
         """The neutral finish reason: stop, tool_calls or length."""
@@ -278,6 +282,8 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             events = (_anthropic_events if anthropic else _openai_events)(reply, body)
             try:
+                if reply.mode:
+                    return self._misbehave(reply)
                 self._stream(reply, events, anthropic)
             except OSError:  # the client went away
                 record.disconnected = True
@@ -334,6 +340,30 @@ class _Handler(BaseHTTPRequestHandler):
                 size = 0
         self._flush(buf)
         self.wfile.write(b"0\r\n\r\n")
+
+    def _misbehave(self, reply: Reply) -> None:
+        if reply.mode == "silent":
+            self._stall(reply.stall_seconds)
+            return self._cut([])
+        if reply.mode == "html":
+            page = b"<!DOCTYPE html><html><body><h1>Sign in to the proxy</h1></body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return None
+        self.send_response(200)  # trickle
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        stop = self.server.provider._stopping
+        pattern = b'data: {"choices": [{"delta": {"content": "never ends'
+        n = 0
+        while not stop.wait(reply.delay or 0.05):
+            self._flush([pattern[n % len(pattern):n % len(pattern) + 1].decode()])
+            n += 1
+        return self._cut([])
 
     def _flush(self, buf: list[str]) -> None:
         if buf:

@@ -28,6 +28,7 @@ from swebash_py.errors import (
     ProviderUnavailable,
     RateLimited,
     StreamCut,
+    StreamStalled,
 )
 from swebash_py.events import (
     Finish,
@@ -235,7 +236,8 @@ async def test_stall(backend: DirectBackend, fake_provider: FakeProvider) -> Non
     events, error = await run_until_error(
         backend, fake_provider, Reply(text="abcdefgh", chunk_size=2, stall_after=2),
         stall_timeout=0.3)
-    assert type(error) is StreamCut and "stalled" in str(error)
+    assert type(error) is StreamStalled and "stalled" in str(error)
+    assert not error.retryable  # a stall is not waited out again
     assert text_of(events, TextDelta) == "abcd"
     await asyncio.to_thread(fake_provider.wait_for_disconnect, 1)
 

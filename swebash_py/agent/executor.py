@@ -29,6 +29,7 @@ from swebash_py.sandbox.values import redact_result
 from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
 
 Emit = Callable[[TurnEvent], None]
+OnResult = Callable[[ToolResultBlock], None]
 PreHook = Callable[[PendingCall], Awaitable[str | None]]
 PostHook = Callable[[PendingCall, ToolResult], Awaitable[None]]
 CANCELLED = "cancelled by the user"
@@ -55,8 +56,11 @@ class ToolExecutor:
     def __init__(self, registry: ToolRegistryView, approver: Approver, context: ToolContext,
                  emit: Emit, next_index: Callable[[], int], *, max_concurrency: int = 8,
                  timeout: float | None = None, pre_hook: PreHook | None = None,
-                 post_hook: PostHook | None = None, debug: bool = False) -> None:
+                 post_hook: PostHook | None = None, debug: bool = False,
+                 on_result: OnResult = lambda _block: None) -> None:
         self._registry = registry
+        self._on_result = on_result
+        self._answered: set[str] = set()
         self._approver = approver
         self._context = context
         self._emit = emit
@@ -204,6 +208,7 @@ class ToolExecutor:
         result = redact_result(result)  # secret values never reach the model
         content = cap_middle(result.output, self._context.max_output_chars)
         block = ToolResultBlock(call.id, call.name, content, result.is_error)
+        self._answer(block)
         index = self._next_index()
         self._emit(ToolProgress(call.id, call.name, "done"))
         self._emit(BlockStart(index, "tool_result", call_id=call.id, tool=call.name))
@@ -216,7 +221,16 @@ class ToolExecutor:
         task = slot.task
         if task.done() and not task.cancelled() and task.exception() is None:
             return task.result()
-        return ToolResultBlock(slot.call.id, slot.call.name, reason, is_error=True)
+        block = ToolResultBlock(slot.call.id, slot.call.name, reason, is_error=True)
+        self._answer(block)
+        return block
+
+    def _answer(self, block: ToolResultBlock) -> None:
+        """Hand a call's result to ``on_result`` (the store) the moment it exists,
+        once per call: a crash after this loses nothing that ran."""
+        if block.call_id not in self._answered:
+            self._answered.add(block.call_id)
+            self._on_result(block)
 
 
 class _NoLimit:

@@ -43,7 +43,11 @@ class Recorder(Protocol):
     """Where finished blocks go as they complete (the session store)."""
 
     def begin_turn(self, user_text: str) -> None: ...
-    def add_block(self, block: Block) -> None: ...
+    def add_block(self, block: Block, step: int = 0) -> None:
+        """Commit one finished block; ``step`` numbers the request (round) of the
+        turn it belongs to, as a tool's result may finish while its reply still
+        streams."""
+        ...
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
     def checkpoint(self, messages: list[Message]) -> None:
         """The history was replaced (compacted): this is what it is now."""
@@ -67,7 +71,7 @@ class Fitter(Protocol):
 class NullRecorder:
     def checkpoint(self, messages: list[Message]) -> None: ...
     def begin_turn(self, user_text: str) -> None: ...
-    def add_block(self, block: Block) -> None: ...
+    def add_block(self, block: Block, step: int = 0) -> None: ...
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None: ...
 
 
@@ -92,6 +96,7 @@ class _TurnState:
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     cost: float | None = None
     text: list[str] = field(default_factory=list)
+    step: int = 0
     cache: dict[str, int] = field(default_factory=lambda: {"cache_read_tokens": 0,
                                                            "cache_write_tokens": 0})
 
@@ -142,9 +147,9 @@ class Agent:
         emit(TurnStart(self.options.model, self.options.session_id))
         self._repair_if_needed()
         self._recorder.begin_turn(user_text)
-        for image in images:  # stored by reference, right after the turn's text
-            self._recorder.add_block(image)
-        self._append("user", [TextBlock(user_text), *images], record=False)
+        for image in images:  # stored by reference, before the first request (step 0)
+            self._recorder.add_block(image, 0)
+        self._append("user", [TextBlock(user_text), *images])
         stop = "stop"
         try:
             for _round in range(self.options.max_iterations):
@@ -169,11 +174,19 @@ class Agent:
 
     async def _round(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
                      state: _TurnState) -> str:
-        """One request and its tools; returns the finish reason."""
-        assembler = ReplyAssembler(emit, next_index, self._recorder.add_block)
+        """One request and its tools; returns the finish reason. Every block is
+        committed the moment it is complete — each tool result as its call ends."""
+        state.step += 1
+        step = state.step
+
+        def record(block: Block) -> None:
+            self._recorder.add_block(block, step)
+
+        assembler = ReplyAssembler(emit, next_index, record)
         executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                                 timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
-                                post_hook=self._post_hook, debug=self.options.debug)
+                                post_hook=self._post_hook, debug=self.options.debug,
+                                on_result=record)
         try:
             async for event in self._request_stream(emit):
                 for call in assembler.feed(event):
@@ -181,7 +194,7 @@ class Agent:
             executor.stream_finished()
         except BaseException as exc:
             assembler.close()
-            self._append("assistant", assembler.blocks, record=False)
+            self._append("assistant", assembler.blocks)
             if isinstance(exc, asyncio.CancelledError):
                 results = await asyncio.shield(executor.cancel(CANCELLED))
             else:
@@ -190,7 +203,7 @@ class Agent:
             self._append("user", list(results))
             state.text.append(assembler.text)
             raise
-        self._append("assistant", assembler.blocks, record=False)
+        self._append("assistant", assembler.blocks)
         state.text.append(assembler.text)
         self._account(assembler, emit, state)
         if not executor.calls:
@@ -271,15 +284,12 @@ class Agent:
         emit(UsageEvent(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
                         usage.cache_write_tokens, cost))
 
-    def _append(self, role: str, blocks: list[Any], *, record: bool = True) -> None:
-        """Add blocks to the history, merging with a message of the same role."""
+    def _append(self, role: str, blocks: list[Any]) -> None:
+        """Add blocks to the history (they were recorded as they completed),
+        merging with a message of the same role."""
         if not blocks:
             return
-        if record:
-            for block in blocks:
-                self._recorder.add_block(block)
         if self.history and self.history[-1].role == role:
             self.history[-1].blocks.extend(blocks)
         else:
             self.history.append(Message(role, list(blocks)))  # type: ignore[arg-type]
-

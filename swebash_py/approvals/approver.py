@@ -17,6 +17,7 @@ from typing import Literal
 from swebash_py.approvals import policy, remembered
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
+from swebash_py.errors import StorageError
 from swebash_py.sandbox.grant import is_escalation, sandbox_decision
 
 logger = logging.getLogger(__name__)
@@ -120,8 +121,11 @@ class PolicyApprover:
         if answer.kind == "always":
             if not rule:
                 return Verdict("allow", "user", "allowed once (no rule can safely cover it)")
-            for each in rule:
-                remembered.add(self.workspace, each)
+            try:
+                for each in rule:
+                    remembered.add(self.workspace, each)
+            except StorageError as exc:  # a broken approvals.json is never overwritten
+                return Verdict("allow", "user", f"allowed once; not remembered: {exc}")
             return Verdict("allow", "user", f"allowed; remembered {', '.join(rule)}")
         if answer.kind == "instruction":
             return Verdict("deny", "user", f"the user said instead: {answer.text}",

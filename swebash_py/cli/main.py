@@ -5,7 +5,8 @@ anything heavy (start-up is a feature); the words in ``SUBCOMMANDS`` go to
 the typer application in ``cli.subcommands``; everything else is a question
 (or the REPL), parsed by ``cli.args`` and run by ``cli.oneshot`` (or
 ``repl.session``) inside this module's error boundary: one ``ai: ...`` line
-for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C.
+for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C,
+143 / 129 on SIGTERM / SIGHUP (``stopsignals``).
 """
 
 from __future__ import annotations
@@ -52,9 +53,11 @@ def _ask(args: list[str]) -> int:
     if "-h" in args or "--help" in args:  # before parsing: help even with bad flags
         sys.stdout.write(TOP_LEVEL_HELP)
         return 0
+    from swebash_py import stopsignals
     from swebash_py.cli.args import parse_question_args
     from swebash_py.errors import SwebashError
 
+    stopsignals.install()  # before the early prompt: SIGHUP there must exit 129 too
     try:
         invocation = parse_question_args(args)
     except SwebashError as exc:
@@ -73,15 +76,19 @@ def _ask(args: list[str]) -> int:
 
 def run_guarded(invocation: Invocation) -> int:
     """Execute ``invocation`` inside the error boundary; returns the exit code."""
+    import contextlib
     import traceback
 
+    from swebash_py import stopsignals
     from swebash_py.errors import SwebashError
 
+    stopsignals.install()
     try:
-        return execute(invocation)
+        return stopsignals.exit_code(execute(invocation))
     except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
-        return 130
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            sys.stderr.write(f"\n{stopsignals.describe()}\n")
+        return stopsignals.exit_code(130)
     except SwebashError as exc:
         from swebash_py import early_prompt
 

@@ -63,11 +63,15 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         else:
             _error_line(sys.stderr, event.message)
 
+    unsaved = False
     try:
         for note in notes:
             renderer.handle(Notice(note))
         sink = renderer if json_output else _TextSink(renderer)
         done = await consume(session.agent.run_turn(question, images), sink, on_error)
+        if problem := session.recorder.take_problem():  # the answer stood; saving it failed
+            _error_line(sys.stderr, str(problem))
+            unsaved = True
     finally:
         renderer.close()
         session.close()
@@ -75,7 +79,8 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         return 1
     if collect is not None:
         collect.append(done.text)
-    return EXIT_BY_STOP.get(done.stop_reason, 1)
+    code = EXIT_BY_STOP.get(done.stop_reason, 1)
+    return code or 1 if unsaved else code
 
 
 def _make_renderer(invocation: Invocation) -> Renderer:

@@ -32,7 +32,8 @@ class ChatRequest:
     api_base: str | None = None
     api_key: str | None = None
     timeout: float = 600.0
-    stall_timeout: float = 120.0
+    stall_timeout: float = 120.0  # stream_idle_timeout: longest wait for one complete event
+    connect_timeout: float = 10.0
 
 
 class Backend(Protocol):

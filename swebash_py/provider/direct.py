@@ -24,12 +24,16 @@ from swebash_py.errors import (
     ProviderError,
     ProviderUnavailable,
     StreamCut,
+    StreamStalled,
 )
 from swebash_py.events import ProviderEvent
 from swebash_py.provider import anthropic_wire, openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.errormap import error_for_status, retry_after_seconds
+from swebash_py.provider.idle import idle_limited
+from swebash_py.provider.retry import REFUSED_RETRIES, connection_refused
 from swebash_py.provider.sse import iter_sse
+from swebash_py.provider.streamcheck import check_content_type, check_first_line
 
 Wire = Literal["openai", "anthropic"]
 OPENAI_BASE = "https://api.openai.com/v1"
@@ -133,8 +137,8 @@ class DirectBackend:
         target = build_target(self.wire, request)
         parser: _Parser = (openai_wire.OpenAIParser() if self.wire == "openai"
                            else anthropic_wire.AnthropicParser())
-        timeout = httpx.Timeout(min(request.timeout, 30.0), read=request.stall_timeout,
-                                write=request.timeout)
+        timeout = httpx.Timeout(request.timeout, connect=request.connect_timeout,
+                                pool=request.connect_timeout, read=request.stall_timeout)
         started = False
         try:
             async with self._http(target.url).stream("POST", target.url, headers=target.headers,
@@ -142,8 +146,11 @@ class DirectBackend:
                 if response.status_code >= 400:
                     await response.aread()
                     raise status_error(response, target.host)
+                check_content_type(response.headers.get("content-type"), target.host)
                 started = True
-                async for event, data in iter_sse(response.aiter_lines()):
+                events = iter_sse(sse_lines(response.aiter_lines(), target.host))
+                async for event, data in idle_limited(events, request.stall_timeout,
+                                                      target.host):
                     for item in parser.feed(event, data):
                         yield item
                     if parser.done:
@@ -163,11 +170,36 @@ def transport_error(exc: httpx.HTTPError, host: str, started: bool,
                     stall: float) -> ProviderError:
     """A transport failure as one of our errors."""
     if isinstance(exc, httpx.ReadTimeout):
-        return StreamCut(f"stalled: no data from {host} for {stall:g} s")
+        return StreamStalled(f"stalled: no data from {host} for {stall:g} s "
+                             "(stream_idle_timeout)")
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ProviderUnavailable(f"cannot reach {host}: no connection within "
+                                   f"{_seconds(exc):g} s (connect_timeout)")
     detail = str(exc) or type(exc).__name__
     if started:
         return StreamCut(f"the stream from {host} broke: {detail}")
+    if isinstance(exc, httpx.ConnectError) and connection_refused(exc):
+        return ProviderUnavailable(f"cannot reach {host}: connection refused (is the server "
+                                   "running? check api_base)", retry_limit=REFUSED_RETRIES)
     return ProviderUnavailable(f"cannot reach {host}: {detail}")
+
+
+def _seconds(exc: httpx.TimeoutException) -> float:
+    try:
+        value = exc.request.extensions.get("timeout", {}).get("connect")
+    except RuntimeError:  # no request attached
+        value = None
+    return float(value) if value else 0.0
+
+
+async def sse_lines(lines: AsyncIterator[str], host: str) -> AsyncIterator[str]:
+    """The lines, after checking the first one looks like Server-Sent Events."""
+    first = True
+    async for line in lines:
+        if first and line.strip():
+            first = False
+            check_first_line(line, host)
+        yield line
 
 
 def status_error(response: httpx.Response, host: str) -> ProviderError:

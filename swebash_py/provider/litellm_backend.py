@@ -16,6 +16,8 @@ import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
+
 from swebash_py.engine.messages import ThinkingBlock
 from swebash_py.errors import (
     ContextTooLong,
@@ -24,11 +26,15 @@ from swebash_py.errors import (
     ProviderError,
     ProviderUnavailable,
     StreamCut,
+    StreamStalled,
 )
 from swebash_py.events import ProviderEvent, ThinkingSignature
 from swebash_py.provider import caching, openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.errormap import error_for_status, is_context_message, retry_after_seconds
+from swebash_py.provider.idle import idle_limited
+from swebash_py.provider.retry import REFUSED_RETRIES, connection_refused
+from swebash_py.provider.streamcheck import check_content_type
 
 _OFFLINE = {
     "LITELLM_LOCAL_MODEL_COST_MAP": "True",
@@ -76,8 +82,11 @@ class LiteLLMBackend:
         kwargs = self._arguments(request)
         try:
             response = await litellm.acompletion(**kwargs)
+            headers = (getattr(response, "_hidden_params", None) or {}).get(
+                "additional_headers") or {}
+            check_content_type(headers.get("llm_provider-content-type"), request.model)
             parser = openai_wire.OpenAIParser()
-            async for chunk in response:
+            async for chunk in idle_limited(response, request.stall_timeout, request.model):
                 for event in parser.feed_chunk(chunk.model_dump(exclude_none=True)):
                     yield event
                 for signature in _signatures(chunk):
@@ -87,7 +96,13 @@ class LiteLLMBackend:
         except ProviderError:
             raise
         except Exception as exc:
-            raise map_exception(exc, request.model) from exc
+            if type(exc).__name__ in ("Timeout", "APITimeoutError"):  # bounded, not retried
+                raise StreamStalled(f"stalled: no answer from {request.model} for "
+                                    f"{request.stall_timeout:g} s (stream_idle_timeout)") from exc
+            mapped = map_exception(exc, request.model)
+            if connection_refused(exc):
+                mapped.retry_limit = REFUSED_RETRIES
+            raise mapped from exc
 
     @staticmethod
     def _check_key(litellm: Any, request: ChatRequest) -> None:
@@ -110,7 +125,8 @@ class LiteLLMBackend:
             "stream_options": {"include_usage": True},
             "num_retries": 0,
             "max_retries": 0,
-            "timeout": request.timeout,
+            "timeout": httpx.Timeout(request.timeout, connect=request.connect_timeout,
+                                     read=request.stall_timeout),
         }
         if request.tools:
             kwargs["tools"] = [openai_wire.tool_spec(tool) for tool in request.tools]

@@ -4,6 +4,11 @@ Rate limits, 5xx, connection errors and streams that break before anything
 was yielded are retried with capped exponential backoff (honouring the
 provider's ``retry-after``); everything else — and any failure after output
 was shown — goes straight to the caller. Backends themselves never retry.
+
+Every wait is bounded: a ``retry-after`` over ``max_retry_after`` fails at
+once (naming the wait asked for), an error may cap its own retries (a refused
+connection is retried once), a stalled stream is not retried. With the
+defaults a dead provider fails within about two minutes (see the README).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ class RetryPolicy:
     base_delay: float = 1.0
     max_delay: float = 30.0
     max_retry_after: float = 60.0
+    max_total_delay: float = 90.0  # all the waits between the attempts of one request
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
@@ -31,6 +37,29 @@ class RetryPolicy:
             return max(0.0, min(retry_after, self.max_retry_after))
         backoff = min(self.max_delay, self.base_delay * 2**attempt)
         return backoff * random.uniform(0.8, 1.0)
+
+    def retries_for(self, exc: ProviderError) -> int:
+        """How many retries this error may have."""
+        if not exc.retryable:
+            return 0
+        limit = exc.retry_limit
+        return self.max_retries if limit is None else min(limit, self.max_retries)
+
+
+REFUSED_WORDS = ("connection refused", "connect call failed", "cannot connect to host")
+REFUSED_RETRIES = 1
+
+
+def connection_refused(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or what caused it) is a refused connection: nothing
+    listens there, so waiting longer will not help."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, ConnectionRefusedError) or any(
+                word in str(exc).lower() for word in REFUSED_WORDS):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 async def stream_with_retry(
@@ -40,7 +69,7 @@ async def stream_with_retry(
     on_retry: Callable[[str], None] = lambda _note: None,
 ) -> AsyncIterator[ProviderEvent]:
     """Yield the backend's events, retrying failures that happened before output."""
-    attempt = 0
+    attempt, waited = 0, 0.0
     while True:
         shown = False
         try:
@@ -50,12 +79,22 @@ async def stream_with_retry(
                 yield event
             return
         except ProviderError as exc:
-            if shown or not exc.retryable or attempt >= policy.max_retries:
+            too_long = exc.retry_after is not None and exc.retry_after > policy.max_retry_after
+            if shown or too_long or attempt >= policy.retries_for(exc):
+                if too_long and not shown:
+                    raise type(exc)(f"{exc} (the provider asks to wait {exc.retry_after:g} s, "
+                                    f"more than the {policy.max_retry_after:g} s we wait; try "
+                                    "again later)", status=exc.status,
+                                    retry_after=exc.retry_after) from exc
                 if attempt and not shown:
                     raise type(exc)(f"{exc} (after {attempt} retries)", status=exc.status,
                                     retry_after=exc.retry_after) from exc
                 raise
             wait = policy.delay(attempt, exc.retry_after)
+            if waited + wait > policy.max_total_delay:
+                raise type(exc)(f"{exc} (gave up after {attempt} retries and {waited:.0f} s of "
+                                "waiting)", status=exc.status, retry_after=exc.retry_after) from exc
+            waited += wait
             attempt += 1
             on_retry(f"{exc}; retrying in {wait:.1f}s ({attempt}/{policy.max_retries})")
             await asyncio.sleep(wait)

@@ -19,14 +19,14 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.text import Text
 
-from swebash_py import shell_helper
+from swebash_py import shell_helper, stopsignals
 from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
 from swebash_py.images import attach_mentions
-from swebash_py.paths import data_dir
+from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
@@ -64,8 +64,7 @@ class Repl:
         self.invocation = invocation
         self.console = Console()
         self.renderer: Any = make_renderer(self.console)
-        history_dir = data_dir()
-        history_dir.mkdir(parents=True, exist_ok=True)
+        history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
             completer=ReplCompleter(COMMANDS), complete_while_typing=False,
@@ -168,8 +167,9 @@ class Repl:
         self.say(f"swebash · {model} · /help for commands", "dim")
         sandbox_notice.probe_soon(self.settings)
         asyncio.get_running_loop().call_later(0.05, self._warm_up)
+        stopsignals.install_async(asyncio.get_running_loop(), self._stop)
         try:
-            while True:
+            while stopsignals.received() is None:
                 try:
                     line = await self.prompt.prompt_async(self._prompt_text())
                 except KeyboardInterrupt:
@@ -183,6 +183,13 @@ class Repl:
             if self._session is not None:
                 self._session.close()
         return 0
+
+    def _stop(self) -> None:
+        """SIGTERM / SIGHUP: end the running turn like Ctrl-C, then leave."""
+        if self._turn_task is not None:
+            self._turn_task.cancel()
+        elif self.prompt.app.is_running:
+            self.prompt.app.exit(exception=EOFError())
 
     async def _dispatch(self, line: str) -> object:
         if not line:
@@ -258,6 +265,8 @@ class Repl:
             self.renderer.close()
         if collect is not None and done is not None:
             collect.append(done.text)
+        if problem := self.recorder.take_problem():
+            self.say(f"Error: {problem}", "bold red")
 
     async def _suggest(self, task: str) -> None:
         """`? task`: one command from the model, then execute / edit / describe / abort."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from swebash_py.store.faults import health_check
 from swebash_py.store.records import BlockRecord, SessionInfo, SessionUsage, TurnRecord
 from swebash_py.store.sessions import AmbiguousSession, Store, default_path
 
@@ -13,4 +14,5 @@ __all__ = [
     "Store",
     "TurnRecord",
     "default_path",
+    "health_check",
 ]

@@ -84,22 +84,38 @@ def make_title(text: str) -> str | None:
     return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-def block_to_row(block: Block) -> tuple[str, str, str | None]:
-    """(block_type, text, json) with secrets redacted from the text."""
+def block_to_row(block: Block, step: int | None = None) -> tuple[str, str, str | None]:
+    """(block_type, text, json) with secrets redacted from the text; ``step`` (the
+    request of the turn the block belongs to) goes into the json when given."""
+    extra: dict[str, Any] = {} if step is None else {"step": step}
     if isinstance(block, TextBlock):
-        return "text", redact(block.text), None
+        return "text", redact(block.text), json.dumps(extra) if extra else None
     if isinstance(block, ImageBlock):  # by reference: the bytes live in the images dir
         from swebash_py.images import placeholder
 
         ref = {"media_type": block.media_type, "sha256": block.sha256}
-        return "text", placeholder(block), json.dumps({"image": ref})
+        return "text", placeholder(block), json.dumps({"image": ref, **extra})
     if isinstance(block, ThinkingBlock):
-        return "thinking", redact(block.text), json.dumps({"signature": block.signature})
+        return "thinking", redact(block.text), json.dumps({"signature": block.signature,
+                                                           **extra})
     if isinstance(block, ToolUseBlock):
-        meta = {"id": block.id, "name": block.name}
+        meta = {"id": block.id, "name": block.name, **extra}
         return "tool_use", redact(block.arguments), json.dumps(meta)
-    meta2 = {"call_id": block.call_id, "name": block.name, "is_error": block.is_error}
+    meta2 = {"call_id": block.call_id, "name": block.name, "is_error": block.is_error, **extra}
     return "tool_result", redact(block.content), json.dumps(meta2)
+
+
+def in_request_order(blocks: list[BlockRecord]) -> list[BlockRecord]:
+    """A turn's blocks as the requests saw them: by step, each step's reply
+    before its tool results. Results are committed as each call ends, so one
+    may be stored before the rest of its reply; rows without a step (written
+    by older versions) keep their stored order."""
+    steps = [(b.data or {}).get("step") for b in blocks]
+    if not blocks or not all(isinstance(s, int) for s in steps):
+        return blocks
+    order = sorted(range(len(blocks)),
+                   key=lambda i: (steps[i], blocks[i].type == "tool_result", i))
+    return [blocks[i] for i in order]
 
 
 def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Block:

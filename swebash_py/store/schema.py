@@ -12,7 +12,11 @@ import sqlite3
 import time
 from pathlib import Path
 
+from swebash_py.errors import StorageError
+from swebash_py.store.faults import DamagedDatabase
+
 BUSY_TIMEOUT_S = 5.0
+QUICK_CHECK_MAX_BYTES = 4 * 1024 * 1024
 
 # v1: the basic "TurnBlock" schema.
 V1 = """
@@ -104,18 +108,52 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating if needed) and migrate the database at ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Open (creating if needed), check and migrate the database at ``path``.
+
+    Raises ``DamagedDatabase`` when it is not sound (checked with
+    ``quick_check`` when that is cheap) and ``StorageError`` when a newer
+    version wrote it; the sqlite3 errors are the caller's to convert.
+    """
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-    _enable_wal(conn)
-    # NORMAL is durable against a killed process in WAL mode (only an OS crash
-    # can lose the last commits), and much faster than FULL.
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    migrate(conn)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        check_version(conn, path)
+        _quick_check(conn, path)
+        _enable_wal(conn)
+        # NORMAL is durable against a killed process in WAL mode (only an OS crash
+        # can lose the last commits), and much faster than FULL.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def check_version(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database written by a newer version (its schema is unknown here)."""
+    found = version(conn)
+    if found > SCHEMA_VERSION:
+        raise StorageError(
+            f"the sessions database {path} was written by a newer swebash-py (schema "
+            f"v{found}; this version knows v{SCHEMA_VERSION}): upgrade swebash-py to use it, "
+            "or set SWEBASH_HOME to another directory")
+
+
+def _quick_check(conn: sqlite3.Connection, path: Path) -> None:
+    """``PRAGMA quick_check`` when the file is small enough for it to be cheap
+    (about 1.5 ms per MB); a damaged database must not be written on silently."""
+    try:
+        size = path.stat().st_size + Path(f"{path}-wal").stat().st_size
+    except FileNotFoundError:
+        size = path.stat().st_size if path.exists() else 0
+    if size == 0 or size > QUICK_CHECK_MAX_BYTES:
+        return
+    rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+    if rows != ["ok"]:
+        raise DamagedDatabase(f"the sessions database {path} is damaged ({'; '.join(rows)})")
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

@@ -21,8 +21,10 @@ from typing import Any, Literal
 from swebash_py.engine.context import repair
 from swebash_py.engine.messages import Block, ImageBlock, Message, Role, ToolResultBlock
 from swebash_py.engine.secrets import redact
-from swebash_py.errors import UsageError
+from swebash_py.errors import SessionGone, UsageError
+from swebash_py.paths import ensure_data_dir
 from swebash_py.store import export as exporter
+from swebash_py.store import faults
 from swebash_py.store.changes import FileChangesMixin
 from swebash_py.store.records import (
     BlockRecord,
@@ -30,6 +32,7 @@ from swebash_py.store.records import (
     SessionUsage,
     TurnRecord,
     block_to_row,
+    in_request_order,
     make_title,
     messages_from_json,
     messages_to_json,
@@ -59,8 +62,21 @@ class Store(FileChangesMixin):
 
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self._conn = connect(self.path)
+        self.moved_aside: Path | None = None  # where a damaged database went
+        self._conn = self._open()
         self._lock = threading.Lock()
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect; a damaged database is moved aside and a new one started."""
+        ensure_data_dir(self.path.parent)
+        try:
+            with faults.converted(self.path):
+                return connect(self.path)
+        except faults.DamagedDatabase:
+            if self.path.exists():
+                self.moved_aside = faults.move_aside(self.path)
+            with faults.converted(self.path):
+                return connect(self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -74,17 +90,24 @@ class Store(FileChangesMixin):
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        """One committed transaction; sqlite3 / OS errors become ``StorageError``
+        (a row whose session was deleted meanwhile: ``SessionGone``)."""
+        with self._lock, faults.converted(self.path, "nothing after the last saved block "
+                                                     "was kept"):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.IntegrityError) and "FOREIGN KEY" in str(exc):
+                    raise SessionGone("this session was deleted while in use (`ai sessions "
+                                      "delete`?): the rest of this turn was not saved") from exc
                 raise
             self._conn.execute("COMMIT")
 
     def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[Any]:
-        with self._lock:
+        with self._lock, faults.converted(self.path):
             return self._conn.execute(sql, args).fetchall()
 
     # ---------------------------------------------------------------- sessions
@@ -94,14 +117,13 @@ class Store(FileChangesMixin):
         now = time.time()
         for _ in range(20):
             sid = secrets.token_hex(4)
-            try:
-                with self._write() as db:
-                    db.execute("INSERT INTO sessions (id, title, created, updated, model, cwd)"
-                               " VALUES (?, ?, ?, ?, ?, ?)",
-                               (sid, title and make_title(title), now, now, model, cwd))
+            with self._write() as db:
+                added = db.execute(
+                    "INSERT OR IGNORE INTO sessions (id, title, created, updated, model, cwd)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (sid, title and make_title(title), now, now, model, cwd)).rowcount
+            if added:  # else the id was taken: try another
                 return sid
-            except sqlite3.IntegrityError:
-                continue
         raise RuntimeError("could not allocate a session id")
 
     def resolve(self, id_or_prefix: str) -> str | None:
@@ -169,9 +191,10 @@ class Store(FileChangesMixin):
                        " WHERE id = ?", (now, make_title(text), session_id))
             return int(cur.lastrowid or 0)
 
-    def add_block(self, turn_id: int, block: Block) -> None:
-        """Append one completed block to the turn (one committed write)."""
-        kind, text, meta = block_to_row(block)
+    def add_block(self, turn_id: int, block: Block, step: int | None = None) -> None:
+        """Append one completed block to the turn (one committed write); ``step``
+        is the request of the turn it belongs to (see ``in_request_order``)."""
+        kind, text, meta = block_to_row(block, step)
         now = time.time()
         with self._write() as db:
             db.execute("INSERT INTO turn_blocks (turn_id, seq, block_type, text, json, created)"
@@ -246,9 +269,8 @@ class Store(FileChangesMixin):
             resumed_here = turn.id == start_turn
             if turn.user_text and not resumed_here:
                 msgs.append(Message.user(turn.user_text))
-            for seq, rec in enumerate(turn.blocks, start=1):
-                if resumed_here and seq <= after_block:
-                    continue
+            blocks = turn.blocks[after_block:] if resumed_here else turn.blocks
+            for rec in in_request_order(blocks):
                 _append_block(msgs, rec.to_block(), user_side=rec.is_image)
         return repair(msgs)
 

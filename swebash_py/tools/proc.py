@@ -149,6 +149,17 @@ async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     return True
 
 
+def _close_transport(proc: asyncio.subprocess.Process) -> None:
+    """Close the process's pipes and transport now, while the loop runs:
+    left to the garbage collector (a turn cancelled by a signal, then
+    ``asyncio.run`` closing the loop) it fails with "Event loop is closed".
+    asyncio offers no public close for a ``Process``."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.close()
+
+
 async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       env: Mapping[str, str], timeout: float,
                       on_output: Callable[[str], None] = lambda _t: None,
@@ -187,6 +198,7 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
         signal_group(proc.pid, signal.SIGKILL)  # no-op unless cancelled or leftovers
         for task in readers:
             task.cancel()
+        _close_transport(proc)
         throttle.flush()
     returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
     return ProcResult(returncode, timed_out, time.monotonic() - start, capture.text(),

@@ -163,7 +163,8 @@ def test_yes_runs_without_a_terminal(fake_provider: FakeProvider, workspace: Pat
 def test_an_unusable_data_directory_is_one_line(args: tuple[str, ...]) -> None:
     result = run_ai(*args, env={"SWEBASH_HOME": "/proc/nope"})
     assert result.returncode == 1
-    assert result.stderr.startswith("ai: cannot open the sessions database in /proc/nope")
+    assert result.stderr.startswith("ai: cannot write the data directory /proc/nope")
+    assert "SWEBASH_HOME" in result.stderr
     assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
 
 

@@ -54,7 +54,8 @@ def test_anthropic_direct_sends_a_base64_image_block(fake_provider: FakeProvider
     content = fake_provider.requests[0].body["messages"][-1]["content"]
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                          "data": PNG_B64}}
-    assert content == [image, image, {"type": "text", "text": "what?"}]
+    assert content == [image, image, {"type": "text", "text": "what?",
+                                      "cache_control": {"type": "ephemeral"}}]
 
 
 @pytest.mark.parametrize(("model", "path"), [("anthropic/x", "/v1/messages"),
@@ -144,7 +145,7 @@ def test_resume_resends_the_image_from_the_data_dir(fake_provider: FakeProvider,
     assert second.returncode == 0, second.stderr
     messages = fake_provider.requests[1].body["messages"]
     assert messages[0]["content"][0]["source"]["data"] == PNG_B64
-    assert messages[-1]["content"] == [{"type": "text", "text": "and its colour?"}]
+    assert [b["text"] for b in messages[-1]["content"]] == ["and its colour?"]
 
     stored[0].unlink()  # the twin: the image really came from that file
     third = _ask(fake_provider, "anthropic/x", "-c", "again?")

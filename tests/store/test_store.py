@@ -140,3 +140,36 @@ def test_secrets_never_reach_the_database_file(tmp_path: Path) -> None:
         raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert b"SECRETSECRET" not in raw
     assert b"[REDACTED]" in raw
+
+
+def test_results_stored_mid_reply_load_after_the_whole_reply(tmp_path: Path) -> None:
+    """A tool result committed while its reply still streamed (step 1) loads
+    after that reply, results in call order; the next step follows."""
+    with Store(tmp_path / "s.db") as store:
+        sid = store.create_session("m", "/w")
+        turn = store.begin_turn(sid, "q")
+        store.add_block(turn, TextBlock("looking"), 1)
+        store.add_block(turn, ToolUseBlock("a", "read_file", "{}"), 1)
+        store.add_block(turn, ToolResultBlock("a", "read_file", "A"), 1)  # finished early
+        store.add_block(turn, ToolUseBlock("b", "read_file", "{}"), 1)
+        store.add_block(turn, ToolResultBlock("b", "read_file", "B"), 1)
+        store.add_block(turn, TextBlock("done"), 2)
+        loaded = store.load_messages(sid)
+    shape = [(m.role, [type(b).__name__ for b in m.blocks]) for m in loaded]
+    assert shape == [("user", ["TextBlock"]),
+                     ("assistant", ["TextBlock", "ToolUseBlock", "ToolUseBlock"]),
+                     ("user", ["ToolResultBlock", "ToolResultBlock"]),
+                     ("assistant", ["TextBlock"])]
+
+
+def test_rows_without_a_step_keep_their_order(tmp_path: Path) -> None:
+    """Twin: without step marks (older rows) nothing is reordered, so the
+    early result splits the reply — the case the marks exist for."""
+    with Store(tmp_path / "s.db") as store:
+        sid = store.create_session("m", "/w")
+        turn = store.begin_turn(sid, "q")
+        store.add_block(turn, ToolUseBlock("a", "read_file", "{}"))
+        store.add_block(turn, ToolResultBlock("a", "read_file", "A"))
+        store.add_block(turn, ToolUseBlock("b", "read_file", "{}"))
+        loaded = store.load_messages(sid)
+    assert [m.role for m in loaded] == ["user", "assistant", "user", "assistant", "user"]
