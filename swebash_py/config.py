@@ -73,6 +73,9 @@ class Settings(Section):
     backend: Literal["auto", "direct", "litellm"] = "auto"
     system_prompt: str | None = None
     editing_mode: Literal["emacs", "vi"] = "emacs"
+    notify: bool = True  # ring when a long turn ends or a question waits, unseen
+    notify_after: float = Field(10.0, ge=0)  # seconds a turn must take to ring at its end
+    notify_method: Literal["bell", "osc9"] = "bell"
     tools: ToolsSettings = Field(default_factory=lambda: ToolsSettings.model_validate({}))
     permissions: PermissionsSettings = Field(
         default_factory=lambda: PermissionsSettings.model_validate({}))

@@ -61,6 +61,7 @@ class Reply:
     stall_after: int | None = None
     stall_seconds: float = 30.0
     error_after: int | None = None  # send an SSE error event after N fragments
+    gate: threading.Event | None = None  # the reply waits for it (30 s at most) before starting
     # A misbehaving server instead of a reply: "trickle" (200, then a byte every
     # ``delay`` s (default 0.05) that never completes an event), "silent" (no
     # answer at all for ``stall_seconds``), "html" (200 with an HTML page).
@@ -281,6 +282,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(reply, anthropic)
         else:
             events = (_anthropic_events if anthropic else _openai_events)(reply, body)
+            if reply.gate is not None:
+                reply.gate.wait(30)
             try:
                 if reply.mode:
                     return self._misbehave(reply)

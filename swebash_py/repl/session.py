@@ -29,6 +29,7 @@ from swebash_py.images import attach_mentions
 from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
+from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, run_shell
@@ -71,6 +72,7 @@ class Repl:
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
+        self.attention = Attention(settings, self.prompt.input)
         self._session: Session | None = None
         self._ask_lock = asyncio.Lock()
         self.commands = SlashCommands(self)
@@ -259,8 +261,9 @@ class Repl:
             self.say(f"Error: {event.message}", "bold red")
 
         try:
-            done = await consume(self.agent.run_turn(text, images or []), self.renderer,
-                                 on_error)
+            with self.attention.turn():
+                done = await consume(self.agent.run_turn(text, images or []), self.renderer,
+                                     on_error)
         finally:
             self.renderer.close()
         if collect is not None and done is not None:
@@ -307,7 +310,7 @@ class Repl:
         from swebash_py.ui.question import PROMPT, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks
-            with self.renderer.suspend():
+            with self.renderer.suspend(), self.attention.question():
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
                     line = await self.question_prompt.prompt_async(PROMPT)
