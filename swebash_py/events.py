@@ -19,6 +19,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
 
 BlockKind = Literal["thinking", "text", "tool_use", "tool_result"]
+# Why a model reply ended, normalised at the provider boundary (provider/finish.py).
+FinishReason = Literal["stop", "tool_calls", "length", "refusal", "content_filter",
+                       "malformed_tool_call", "other"]
+# Why a turn ended (``turn_complete.stop_reason``).
+StopReason = Literal["stop", "length", "refusal", "content_filter", "max_iterations",
+                     "cancelled", "error"]
+# Version of the ``--json`` event schema (swebash_py/data/events.schema.json).
+EVENTS_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,15 @@ class ThinkingSignature(Event):
 
     type: ClassVar[str] = "thinking_signature"
     signature: str
+
+
+@dataclass(frozen=True)
+class RedactedThinking(Event):
+    """A thinking block the provider encrypted (Anthropic ``redacted_thinking``):
+    nothing to show, but it must go back unchanged with the next request."""
+
+    type: ClassVar[str] = "redacted_thinking"
+    data: str
 
 
 @dataclass(frozen=True)
@@ -104,14 +121,15 @@ class UsageReport(Event):
 
 @dataclass(frozen=True)
 class Finish(Event):
-    """The reply ended; ``reason`` is ``stop``, ``tool_calls``, ``length`` or other."""
+    """The reply ended; ``raw`` is the provider's own reason when it differs."""
 
     type: ClassVar[str] = "finish"
-    reason: str
+    reason: FinishReason
+    raw: str = ""
 
 
 ProviderEvent = (
-    TextDelta | ThinkingDelta | ThinkingSignature | ToolCallStart | ToolCallDelta
+    TextDelta | ThinkingDelta | ThinkingSignature | RedactedThinking | ToolCallStart | ToolCallDelta
     | ToolCallReady | UsageReport | Finish
 )
 
@@ -126,6 +144,7 @@ class TurnStart(Event):
     type: ClassVar[str] = "turn_start"
     model: str
     session_id: str | None = None
+    version: int = EVENTS_VERSION
 
 
 @dataclass(frozen=True)
@@ -225,7 +244,7 @@ class TurnComplete(Event):
     """The turn ended; ``stop_reason`` says why."""
 
     type: ClassVar[str] = "turn_complete"
-    stop_reason: Literal["stop", "length", "max_iterations", "cancelled", "error"]
+    stop_reason: StopReason
     text: str = ""
     usage: dict[str, int] = field(default_factory=dict)
 

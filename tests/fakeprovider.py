@@ -3,13 +3,15 @@
 * ``POST /chat/completions`` or ``/v1/chat/completions``: OpenAI Chat Completions SSE.
 * ``POST /v1/messages`` or ``/messages``: Anthropic Messages SSE.
 
-Replies are scripted provider-neutrally (``Reply`` / ``ErrorReply``) and queued;
+Replies are scripted provider-neutrally (``Reply`` / ``ErrorReply``), or are
+recorded bodies replayed as they are (``RawReply``, on any path), and queued;
 each request pops the next one (an empty queue answers 500 "no scripted reply").
 Every request is recorded (``FakeProvider.requests``; header names lower-cased).
 
 Standalone: ``python tests/fakeprovider.py --port 0 --script script.json`` prints
 ``READY http://127.0.0.1:PORT``. The script is a list of reply dicts (``{"error":
-{...}}`` for an ``ErrorReply``), or ``{"replies": [...], "repeat_last": true}``.
+{...}}`` for an ``ErrorReply``, ``{"raw": FILE}`` for a ``RawReply``), or
+``{"replies": [...], "repeat_last": true}``.
 """
 
 from __future__ import annotations
@@ -88,6 +90,19 @@ class ErrorReply:
     @classmethod
     def context_exceeded(cls) -> ErrorReply:
         return cls(400, kind="context_length")
+
+
+@dataclass
+class RawReply:
+    """A recorded response body replayed byte for byte on any path (``tests/streams``).
+
+    ``parts`` splits the body into that many chunked writes, so a parser sees
+    events cut at arbitrary points as on a real network."""
+
+    body: str
+    status: int = 200
+    content_type: str = "text/event-stream; charset=utf-8"
+    parts: int = 7
 
 
 @dataclass
@@ -274,7 +289,9 @@ class _Handler(BaseHTTPRequestHandler):
         record = RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body)
         reply = self.server.provider._next_reply(record)
         anthropic = path in ANTHROPIC_PATHS
-        if path not in OPENAI_PATHS + ANTHROPIC_PATHS:
+        if isinstance(reply, RawReply):
+            self._send_raw(reply)
+        elif path not in OPENAI_PATHS + ANTHROPIC_PATHS:
             self._send_error(ErrorReply(404, message=f"no such path {path}"), anthropic)
         elif reply is None:
             self._send_error(ErrorReply(500, message="no scripted reply"), anthropic)
@@ -307,6 +324,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
+
+    def _send_raw(self, reply: RawReply) -> None:
+        data = reply.body.encode()
+        self.send_response(reply.status)
+        self.send_header("content-type", reply.content_type)
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        step = max(1, -(-len(data) // max(1, reply.parts)))
+        for start in range(0, len(data), step):
+            piece = data[start:start + step]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.wfile.write(b"0\r\n\r\n")
 
     def _stream(self, reply: Reply, events: Iterator[tuple[bool, str]],
                 anthropic: bool) -> None:
@@ -433,15 +462,15 @@ class FakeProvider:
         self.repeat_last = repeat_last
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
-        self._replies: deque[Reply | ErrorReply] = deque()
-        self._last: Reply | ErrorReply | None = None
+        self._replies: deque[Reply | ErrorReply | RawReply] = deque()
+        self._last: Reply | ErrorReply | RawReply | None = None
         self._cond = threading.Condition()
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
 
-    def queue(self, *replies: Reply | ErrorReply) -> None:
+    def queue(self, *replies: Reply | ErrorReply | RawReply) -> None:
         with self._cond:
             self._replies.extend(replies)
 
@@ -479,10 +508,10 @@ class FakeProvider:
             if not self._cond.wait_for(lambda: self.disconnects >= n, timeout):
                 raise AssertionError(f"{self.disconnects} disconnects seen, wanted {n}")
 
-    def _next_reply(self, record: RecordedRequest) -> Reply | ErrorReply | None:
+    def _next_reply(self, record: RecordedRequest) -> Reply | ErrorReply | RawReply | None:
         with self._cond:
             self.requests.append(record)
-            reply: Reply | ErrorReply | None = None
+            reply: Reply | ErrorReply | RawReply | None = None
             if self._replies:
                 reply = self._last = self._replies.popleft()
             elif self.repeat_last:
@@ -506,10 +535,14 @@ def fake_provider() -> Iterator[FakeProvider]:
 # ---------------------------------------------------------------- standalone
 
 
-def reply_from_dict(d: dict[str, Any]) -> Reply | ErrorReply:
-    """A reply from its JSON script form."""
+def reply_from_dict(d: dict[str, Any]) -> Reply | ErrorReply | RawReply:
+    """A reply from its JSON script form (``{"raw": "tests/streams/x.sse"}``
+    replays a recorded body)."""
     if "error" in d:
         return ErrorReply(**d["error"])
+    if "raw" in d:
+        with open(d["raw"], encoding="utf-8") as f:
+            return RawReply(f.read())
     d = dict(d)
     d["tool_calls"] = [ToolCall(**c) for c in d.get("tool_calls", [])]
     if "usage" in d:

@@ -16,6 +16,7 @@ from swebash_py.events import (
     BlockStop,
     Finish,
     ProviderEvent,
+    RedactedThinking,
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
@@ -38,7 +39,7 @@ class ReplyAssembler:
         self._on_block = on_block
         self._next_index = next_index
         self.blocks: list[Block] = []
-        self.finish_reason: str | None = None
+        self.finish: Finish | None = None
         self.usage: UsageReport | None = None
         self._open_kind: str | None = None
         self._open_index = -1
@@ -50,7 +51,7 @@ class ReplyAssembler:
 
     @property
     def text(self) -> str:
-        return "".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+        return "\n\n".join(b.text for b in self.blocks if isinstance(b, TextBlock) and b.text)
 
     def feed(self, event: ProviderEvent) -> list[ToolUseBlock]:
         """Handle one event; returns the tool calls that are now ready to run.
@@ -64,6 +65,11 @@ class ReplyAssembler:
             self._append("thinking", event.text)
         elif isinstance(event, ThinkingSignature):
             self._close(signature=event.signature)
+        elif isinstance(event, RedactedThinking):
+            self._close()
+            block = ThinkingBlock("", redacted_data=event.data)
+            self.blocks.append(block)
+            self._on_block(block)
         elif isinstance(event, ToolCallStart):
             self._start_call(event)
         elif isinstance(event, ToolCallDelta):
@@ -74,7 +80,7 @@ class ReplyAssembler:
             self.usage = event
         elif isinstance(event, Finish):
             self._close()
-            self.finish_reason = event.reason
+            self.finish = event
         return []
 
     def close(self) -> None:

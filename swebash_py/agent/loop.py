@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import traceback
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,14 +25,17 @@ from swebash_py.engine.secrets import redact
 from swebash_py.errors import ContextTooLong, ProviderError
 from swebash_py.events import (
     ErrorEvent,
+    Finish,
     Notice,
     ProviderEvent,
+    StopReason,
     TurnComplete,
     TurnEvent,
     TurnStart,
     UsageEvent,
 )
 from swebash_py.provider.base import ChatRequest, ToolSpec
+from swebash_py.provider.finish import user_message
 from swebash_py.tools.base import ToolContext
 
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
@@ -97,12 +100,19 @@ class _TurnState:
     cost: float | None = None
     text: list[str] = field(default_factory=list)
     step: int = 0
+    rounds_with_tools: int = 0
     cache: dict[str, int] = field(default_factory=lambda: {"cache_read_tokens": 0,
                                                            "cache_write_tokens": 0})
 
     def recorded_usage(self) -> dict[str, int]:
         """What the store keeps of the turn's usage: tokens, and cache reads / writes."""
         return {**self.usage, **self.cache}
+
+
+def _final_text(parts: list[str]) -> str:
+    """``turn_complete.text``: the text of every round, blank-line separated
+    (so "Let me look." and the answer after the tools do not run together)."""
+    return "\n\n".join(part for part in parts if part)
 
 
 class Agent:
@@ -124,7 +134,7 @@ class Agent:
         self._pre_hook, self._post_hook = pre_hook, post_hook
 
     async def run_turn(self, user_text: str, images: Sequence[ImageBlock] = ()
-                       ) -> AsyncIterator[TurnEvent]:
+                       ) -> AsyncGenerator[TurnEvent, None]:
         """Run one user turn (with ``images`` attached), yielding its events."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         worker = asyncio.create_task(self._turn(user_text, list(images), queue.put_nowait))
@@ -144,17 +154,19 @@ class Agent:
                     emit: Callable[[TurnEvent], None]) -> None:
         counter = itertools.count()
         state = _TurnState()
-        emit(TurnStart(self.options.model, self.options.session_id))
         self._repair_if_needed()
-        self._recorder.begin_turn(user_text)
+        self._recorder.begin_turn(user_text)  # creates a new session: its id goes out first
+        session_id = getattr(self._recorder, "session_id", None) or self.options.session_id
+        emit(TurnStart(self.options.model, session_id))
         for image in images:  # stored by reference, before the first request (step 0)
             self._recorder.add_block(image, 0)
         self._append("user", [TextBlock(user_text), *images])
-        stop = "stop"
+        stop: StopReason = "stop"
         try:
             for _round in range(self.options.max_iterations):
-                stop = await self._round(emit, lambda: next(counter), state)
-                if stop != "tool_calls":
+                finish = await self._round(emit, lambda: next(counter), state)
+                if finish.reason != "tool_calls":
+                    stop = self._stop_for(finish, state, emit)
                     break
             else:
                 stop = "max_iterations"
@@ -170,11 +182,29 @@ class Agent:
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
         self._recorder.finish_turn(stop, state.recorded_usage(), state.cost)
-        emit(TurnComplete(stop, "".join(state.text), dict(state.usage)))  # type: ignore[arg-type]
+        emit(TurnComplete(stop, _final_text(state.text), dict(state.usage)))
+
+    def _stop_for(self, finish: Finish, state: _TurnState,
+                  emit: Callable[[TurnEvent], None]) -> StopReason:
+        """How the turn ends for the last reply's finish; what the user must
+        hear about (a refusal, a filter, a reason we do not know, an empty
+        answer) becomes one error line."""
+        message = user_message(finish)
+        if message is None and finish.reason == "stop" and not state.rounds_with_tools \
+                and not any(state.text):
+            message = "the model returned an empty answer"
+        if message is None:
+            return "length" if finish.reason == "length" else "stop"
+        if self.options.debug:
+            message += f" [finish reason {finish.reason!r}, from the provider {finish.raw!r}]"
+        emit(ErrorEvent(message, finish.reason))
+        if finish.reason in ("refusal", "content_filter"):
+            return "refusal" if finish.reason == "refusal" else "content_filter"
+        return "error"
 
     async def _round(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
-                     state: _TurnState) -> str:
-        """One request and its tools; returns the finish reason. Every block is
+                     state: _TurnState) -> Finish:
+        """One request and its tools; returns how the reply finished. Every block is
         committed the moment it is complete — each tool result as its call ends."""
         state.step += 1
         step = state.step
@@ -207,7 +237,8 @@ class Agent:
         state.text.append(assembler.text)
         self._account(assembler, emit, state)
         if not executor.calls:
-            return assembler.finish_reason or "stop"
+            finish = assembler.finish or Finish("stop")
+            return Finish("stop", finish.raw) if finish.reason == "tool_calls" else finish
         try:
             results = await executor.results()
         except BaseException:
@@ -215,7 +246,8 @@ class Agent:
             self._append("user", list(results))
             raise
         self._append("user", list(results))
-        return "tool_calls"
+        state.rounds_with_tools += 1
+        return Finish("tool_calls")
 
     async def _request_stream(self, emit: Callable[[TurnEvent], None]
                               ) -> AsyncIterator[ProviderEvent]:

@@ -6,7 +6,8 @@ the typer application in ``cli.subcommands``; everything else is a question
 (or the REPL), parsed by ``cli.args`` and run by ``cli.oneshot`` (or
 ``repl.session``) inside this module's error boundary: one ``ai: ...`` line
 for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C,
-143 / 129 on SIGTERM / SIGHUP (``stopsignals``).
+143 / 129 on SIGTERM / SIGHUP (``stopsignals``), 141 (quietly) when the reader of
+our output has gone.
 """
 
 from __future__ import annotations
@@ -89,6 +90,10 @@ def run_guarded(invocation: Invocation) -> int:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             sys.stderr.write(f"\n{stopsignals.describe()}\n")
         return stopsignals.exit_code(130)
+    except BrokenPipeError:  # the reader of our output went away: end quietly
+        from swebash_py.cli.pipes import quiet_broken_pipe
+
+        return quiet_broken_pipe()
     except SwebashError as exc:
         from swebash_py import early_prompt
 

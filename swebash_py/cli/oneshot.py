@@ -12,7 +12,8 @@ from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnEvent
 
-EXIT_BY_STOP = {"stop": 0, "length": 0, "max_iterations": 1, "error": 1, "cancelled": 130}
+EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_iterations": 1,
+                "error": 1, "cancelled": 130}
 
 
 def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
@@ -64,17 +65,32 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             _error_line(sys.stderr, event.message)
 
     unsaved = False
+    done = None
+    piped_away: int | None = None
+    turn = session.agent.run_turn(question, images)
     try:
         for note in notes:
             renderer.handle(Notice(note))
         sink = renderer if json_output else _TextSink(renderer)
-        done = await consume(session.agent.run_turn(question, images), sink, on_error)
+        done = await consume(turn, sink, on_error)
         if problem := session.recorder.take_problem():  # the answer stood; saving it failed
             _error_line(sys.stderr, str(problem))
             unsaved = True
+    except BrokenPipeError:  # `ai "x" | head`: the reader has gone
+        from swebash_py.cli.pipes import quiet_broken_pipe
+
+        piped_away = quiet_broken_pipe()
     finally:
-        renderer.close()
+        await turn.aclose()  # stops the turn (recorded as cancelled) before the store closes
+        try:
+            renderer.close()
+        except BrokenPipeError:
+            from swebash_py.cli.pipes import quiet_broken_pipe
+
+            piped_away = quiet_broken_pipe()
         session.close()
+    if piped_away is not None:
+        return piped_away
     if done is None:
         return 1
     if collect is not None:

@@ -32,9 +32,13 @@ class TextBlock:
 
 @dataclass
 class ThinkingBlock:
+    """Visible reasoning; ``redacted_data`` holds an encrypted block (Anthropic
+    ``redacted_thinking``) that has no text but must be sent back as it came."""
+
     text: str
     signature: str | None = None
     kind: Literal["thinking"] = "thinking"
+    redacted_data: str | None = None
 
 
 @dataclass

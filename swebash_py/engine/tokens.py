@@ -75,7 +75,7 @@ def block_tokens(block: object) -> int:
     if isinstance(block, ThinkingBlock):
         # The signature is sent back but is not billed as input on most providers;
         # count a little of it to stay conservative.
-        sig = len(block.signature or "") // 16
+        sig = (len(block.signature or "") + len(block.redacted_data or "")) // 16
         return BLOCK_OVERHEAD + estimate_text(block.text) + sig
     if isinstance(block, ToolUseBlock):
         return TOOL_OVERHEAD + estimate_text(block.name) + estimate_text(block.arguments)

@@ -19,8 +19,8 @@ from swebash_py.engine.messages import (
 )
 from swebash_py.errors import StreamCut
 from swebash_py.events import (
-    Finish,
     ProviderEvent,
+    RedactedThinking,
     TextDelta,
     ThinkingDelta,
     ThinkingSignature,
@@ -31,10 +31,9 @@ from swebash_py.events import (
 )
 from swebash_py.provider import caching
 from swebash_py.provider.base import ChatRequest, ToolSpec
+from swebash_py.provider.finish import normalize
 
 DEFAULT_MAX_TOKENS = 8192
-STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
-                "max_tokens": "length"}
 
 
 # ---------------------------------------------------------------- request
@@ -78,6 +77,8 @@ def convert_message(message: Message) -> dict[str, Any]:
 
 def _assistant_block(block: Any) -> dict[str, Any] | None:
     if isinstance(block, ThinkingBlock):
+        if block.redacted_data is not None:
+            return {"type": "redacted_thinking", "data": block.redacted_data}
         if block.signature is None:  # unsigned thinking cannot be sent back
             return None
         return {"type": "thinking", "thinking": block.text, "signature": block.signature}
@@ -107,7 +108,7 @@ class AnthropicParser:
         self.tools: dict[int, tuple[int, str, str]] = {}  # block -> (ordinal, id, name)
         self.arguments: dict[int, list[str]] = {}
         self.usage: dict[str, int] = {}
-        self.stop_reason = "stop"
+        self.stop_reason: str | None = None
         self.done = False
 
     def feed(self, event: str, data: str) -> list[ProviderEvent]:
@@ -124,11 +125,12 @@ class AnthropicParser:
         elif kind == "message_delta":
             reason = (payload.get("delta") or {}).get("stop_reason")
             if reason:
-                self.stop_reason = STOP_REASONS.get(reason, reason)
+                self.stop_reason = str(reason)
             self._add_usage(payload.get("usage") or {})
         elif kind == "message_stop":
             self.done = True
-            return [self._usage_report(), Finish(self.stop_reason)]
+            return [self._usage_report(),
+                    normalize(self.stop_reason, has_calls=bool(self.tools))]
         elif kind == "error":
             error = payload.get("error") or {}
             raise StreamCut(f"provider error mid-stream: {error.get('type', 'error')}: "
@@ -142,6 +144,8 @@ class AnthropicParser:
         return []
 
     def _start(self, index: int, block: dict[str, Any]) -> list[ProviderEvent]:
+        if block.get("type") == "redacted_thinking":
+            return [RedactedThinking(str(block.get("data", "")))]
         if block.get("type") != "tool_use":
             return []
         ordinal = len(self.tools)

@@ -92,7 +92,8 @@ def build_target(wire: Wire, request: ChatRequest) -> Target:
 
 def _need_key(key: str | None, api_base: str | None, env: str, provider: str) -> None:
     if not key and not api_base:
-        raise MissingApiKey(f"no API key for {provider}: set {env} or api_key in the config")
+        raise MissingApiKey(f"no API key for {provider}: set the {env} environment variable "
+                            "(or choose another model with -m)")
 
 
 class DirectBackend:

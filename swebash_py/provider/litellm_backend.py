@@ -20,19 +20,15 @@ import httpx
 
 from swebash_py.engine.messages import ThinkingBlock
 from swebash_py.errors import (
-    ContextTooLong,
     MissingApiKey,
-    ModelNotFound,
     ProviderError,
-    ProviderUnavailable,
-    StreamCut,
     StreamStalled,
 )
-from swebash_py.events import ProviderEvent, ThinkingSignature
+from swebash_py.events import ProviderEvent, RedactedThinking, ThinkingSignature
 from swebash_py.provider import caching, openai_wire
 from swebash_py.provider.base import ChatRequest
-from swebash_py.provider.errormap import error_for_status, is_context_message, retry_after_seconds
 from swebash_py.provider.idle import idle_limited
+from swebash_py.provider.litellm_errors import map_exception
 from swebash_py.provider.retry import REFUSED_RETRIES, connection_refused
 from swebash_py.provider.streamcheck import check_content_type
 
@@ -80,17 +76,19 @@ class LiteLLMBackend:
         litellm = load()
         self._check_key(litellm, request)
         kwargs = self._arguments(request)
+        started = False
         try:
             response = await litellm.acompletion(**kwargs)
             headers = (getattr(response, "_hidden_params", None) or {}).get(
                 "additional_headers") or {}
             check_content_type(headers.get("llm_provider-content-type"), request.model)
             parser = openai_wire.OpenAIParser()
+            started = True
             async for chunk in idle_limited(response, request.stall_timeout, request.model):
                 for event in parser.feed_chunk(chunk.model_dump(exclude_none=True)):
                     yield event
-                for signature in _signatures(chunk):
-                    yield ThinkingSignature(signature)
+                for event in thinking_block_events(chunk):
+                    yield event
             for event in parser.end():
                 yield event
         except ProviderError:
@@ -99,7 +97,7 @@ class LiteLLMBackend:
             if type(exc).__name__ in ("Timeout", "APITimeoutError"):  # bounded, not retried
                 raise StreamStalled(f"stalled: no answer from {request.model} for "
                                     f"{request.stall_timeout:g} s (stream_idle_timeout)") from exc
-            mapped = map_exception(exc, request.model)
+            mapped = map_exception(exc, request.model, request.api_base, midstream=started)
             if connection_refused(exc):
                 mapped.retry_limit = REFUSED_RETRIES
             raise mapped from exc
@@ -111,10 +109,11 @@ class LiteLLMBackend:
         try:
             report = litellm.validate_environment(model=request.model)
         except Exception as exc:
-            raise ModelNotFound(f"unknown model '{request.model}': {exc}") from exc
+            raise map_exception(exc, request.model, request.api_base) from exc
         missing = report.get("missing_keys") or []
         if missing and not report.get("keys_in_environment"):
-            raise MissingApiKey(f"no API key for {request.model}: set {' or '.join(missing)}")
+            raise MissingApiKey(f"no API key for {request.model}: set the "
+                                f"{' or '.join(missing)} environment variable")
 
     @staticmethod
     def _arguments(request: ChatRequest) -> dict[str, Any]:
@@ -154,53 +153,35 @@ def build_messages(request: ChatRequest) -> list[dict[str, Any]]:
         converted = openai_wire.convert_message(message)
         if index in marked:
             caching.mark_openai_message(converted[-1])
-        thinking = [{"type": "thinking", "thinking": b.text, "signature": b.signature}
-                    for b in message.blocks if isinstance(b, ThinkingBlock) and b.signature]
+        thinking = [_thinking_block(b) for b in message.blocks
+                    if isinstance(b, ThinkingBlock) and (b.signature or b.redacted_data)]
         if thinking and message.role == "assistant":
             converted[0]["thinking_blocks"] = thinking
         messages.extend(converted)
     return messages
 
 
-def _signatures(chunk: Any) -> list[str]:
-    """Thinking signatures litellm carries in ``thinking_blocks`` (Anthropic)."""
+def _thinking_block(block: ThinkingBlock) -> dict[str, Any]:
+    if block.redacted_data is not None:
+        return {"type": "redacted_thinking", "data": block.redacted_data}
+    return {"type": "thinking", "thinking": block.text, "signature": block.signature}
+
+
+def thinking_block_events(chunk: Any) -> list[ProviderEvent]:
+    """What litellm carries in ``delta.thinking_blocks`` beyond the text: a
+    signature arriving on its own (Anthropic; litellm also tags each Mistral
+    thinking piece with a made-up one, which would split the block) and
+    redacted (encrypted) blocks."""
     try:
         delta = chunk.choices[0].delta
     except (AttributeError, IndexError):
         return []
-    blocks = getattr(delta, "thinking_blocks", None) or []
-    found = []
-    for block in blocks:
-        signature = block.get("signature") if isinstance(block, dict) else None
-        if signature:
-            found.append(signature)
+    found: list[ProviderEvent] = []
+    for block in getattr(delta, "thinking_blocks", None) or []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "redacted_thinking" and block.get("data"):
+            found.append(RedactedThinking(str(block["data"])))
+        elif block.get("signature") and not block.get("thinking"):
+            found.append(ThinkingSignature(str(block["signature"])))
     return found
-
-
-def map_exception(exc: Exception, model: str) -> ProviderError:
-    """A litellm (or transport) exception as one of our errors."""
-    name = type(exc).__name__
-    message = _clean_message(str(exc))
-    status = getattr(exc, "status_code", None)
-    headers = getattr(exc, "litellm_response_headers", None)
-    retry_after = retry_after_seconds(dict(headers) if headers else None)
-    if name == "ContextWindowExceededError" or is_context_message(message):
-        return ContextTooLong(f"context too long for {model}: {message}", status=400)
-    if name == "MidStreamFallbackError":
-        return StreamCut(f"the stream from {model} broke midway: {message}")
-    if "LLM Provider NOT provided" in message or name == "NotFoundError":
-        return ModelNotFound(f"unknown model '{model}': {message}", status=status)
-    if name in ("APIConnectionError", "Timeout", "APITimeoutError") and status in (None, 500):
-        return ProviderUnavailable(f"cannot reach the provider for {model}: {message}")
-    if isinstance(status, int):
-        return error_for_status(status, message, retry_after, provider=model)
-    return ProviderUnavailable(f"{model}: {name}: {message}")
-
-
-def _clean_message(text: str) -> str:
-    """litellm messages repeat the class name and span lines: keep one line."""
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    for prefix in ("litellm.", "litellm "):
-        if first.startswith(prefix):
-            first = first.split(": ", 1)[-1]
-    return first[:500]

@@ -29,10 +29,7 @@ from swebash_py.events import (
     UsageReport,
 )
 from swebash_py.provider.base import ChatRequest, ToolSpec
-
-FINISH_REASONS = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
-                  "length": "length"}
-
+from swebash_py.provider.finish import normalize
 
 # ---------------------------------------------------------------- request
 
@@ -122,6 +119,7 @@ class OpenAIParser:
         self.calls: dict[int, _Call] = {}
         self.finish: str | None = None
         self.usage: UsageReport | None = None
+        self.refused = self.refusal_opened = self.texted = False
         self.done = False
 
     def feed(self, event: str, data: str) -> list[ProviderEvent]:
@@ -141,15 +139,20 @@ class OpenAIParser:
         for choice in chunk.get("choices") or ():
             delta = choice.get("delta") or {}
             thinking = delta.get("reasoning_content") or delta.get("reasoning")
-            if thinking:
+            if isinstance(thinking, str) and thinking:
                 out.append(ThinkingDelta(thinking))
-            if delta.get("content"):
-                out.append(TextDelta(delta["content"]))
+            texts = content_events(delta.get("content"))
+            self.texted = self.texted or bool(texts)
+            out.extend(texts)
+            if delta.get("refusal"):  # OpenAI: the refusal is the answer
+                self.refused = True
+                out.append(TextDelta(str(delta["refusal"])))
+            elif delta.get("refusal") == "":  # opened; litellm drops the words after it
+                self.refusal_opened = True
             if delta.get("tool_calls"):
                 self._tool_deltas(delta["tool_calls"], out)
             if choice.get("finish_reason"):
-                reason = choice["finish_reason"]
-                self.finish = FINISH_REASONS.get(reason, reason)
+                self.finish = str(choice["finish_reason"])
         return out
 
     def end(self) -> list[ProviderEvent]:
@@ -196,8 +199,40 @@ class OpenAIParser:
                 out.append(ToolCallReady(index, call.id, call.name, call.arguments or "{}"))
         if self.usage is not None:
             out.append(self.usage)
-        out.append(Finish(self.finish or ("tool_calls" if self.calls else "stop")))
+        finish = normalize(self.finish, has_calls=bool(self.calls))
+        refused = self.refused or (self.refusal_opened and not self.texted)
+        if refused and finish.reason == "stop":
+            finish = Finish("refusal")
+        out.append(finish)
         return out
+
+
+def content_events(content: Any) -> list[ProviderEvent]:
+    """``delta.content``: a string, or (Mistral) a list of typed parts, where
+    ``thinking`` parts hold a list of text parts of their own."""
+    if isinstance(content, str):
+        return [TextDelta(content)] if content else []
+    if not isinstance(content, list):
+        return []
+    out: list[ProviderEvent] = []
+    for part in content:
+        if isinstance(part, str):
+            out.extend(content_events(part))
+        elif isinstance(part, dict) and part.get("type") == "thinking":
+            text = _part_text(part.get("thinking"))
+            if text:
+                out.append(ThinkingDelta(text))
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and part["text"]:
+            out.append(TextDelta(part["text"]))
+    return out
+
+
+def _part_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(_part_text(v.get("text") if isinstance(v, dict) else v) for v in value)
+    return ""
 
 
 def _usage(usage: dict[str, Any]) -> UsageReport:

@@ -71,12 +71,17 @@ def _diff_line(line: str, indent: str) -> Text:
     return text
 
 
-def render_lines(body: str, *, max_lines: int = 8, indent: str = "  ", style: str = "dim") -> Text:
-    """Untrusted output as dim indented lines, first/last lines around a hidden count."""
+def render_lines(body: str, *, max_lines: int = 8, indent: str = "  ", style: str = "dim",
+                 cut_lines: int = 0) -> Text:
+    """Untrusted output as dim indented lines, first/last lines around a hidden
+    count (``cut_lines``: lines already cut from the middle of ``body``)."""
     lines = neutralize(body).rstrip("\n").split("\n")
     if lines == [""]:
         return Text()
     head, hidden, tail = head_tail(lines, max_lines)
+    if cut_lines and not hidden:
+        head, tail = lines[:(len(lines) + 1) // 2], lines[(len(lines) + 1) // 2:]
+    hidden += cut_lines
     out = Text()
     for line in head:
         out.append(indent + line + "\n", style=style)

@@ -12,6 +12,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.spinner import Spinner
 from rich.text import Text
 
+from swebash_py.agent.truncate import split_cut
 from swebash_py.events import ApprovalEvent
 from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
 from swebash_py.render.sanitize import StreamNeutralizer, one_line
@@ -127,14 +128,18 @@ def result_view(
     out = Text()
     out.append("✓ ", style="bold green")
     out.append_text(title)
-    body = display if display is not None else content
+    body, cut = split_cut(display if display is not None else content)
     if looks_like_diff(body):
         shown = render_diff(body or "")
     else:
-        shown = render_lines(body or "", max_lines=max_lines)
+        shown = render_lines(body or "", max_lines=max_lines, cut_lines=cut)
     if shown:
         out.append("\n")
         out.append_text(shown)
+    model_cut = cut if display is None else split_cut(content)[1]
+    if model_cut:
+        out.append(f"\n  (the model saw a shortened version: {model_cut:,} lines cut from "
+                   "the middle)", style="dim italic")
     return out
 
 

@@ -96,8 +96,10 @@ def block_to_row(block: Block, step: int | None = None) -> tuple[str, str, str |
         ref = {"media_type": block.media_type, "sha256": block.sha256}
         return "text", placeholder(block), json.dumps({"image": ref, **extra})
     if isinstance(block, ThinkingBlock):
-        return "thinking", redact(block.text), json.dumps({"signature": block.signature,
-                                                           **extra})
+        meta = {"signature": block.signature, **extra}
+        if block.redacted_data is not None:
+            meta["redacted_data"] = block.redacted_data
+        return "thinking", redact(block.text), json.dumps(meta)
     if isinstance(block, ToolUseBlock):
         meta = {"id": block.id, "name": block.name, **extra}
         return "tool_use", redact(block.arguments), json.dumps(meta)
@@ -121,7 +123,7 @@ def in_request_order(blocks: list[BlockRecord]) -> list[BlockRecord]:
 def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Block:
     data = data or {}
     if block_type == "thinking":
-        return ThinkingBlock(text, data.get("signature"))
+        return ThinkingBlock(text, data.get("signature"), redacted_data=data.get("redacted_data"))
     if block_type == "tool_use":
         return ToolUseBlock(str(data.get("id", "")), str(data.get("name", "")), text)
     if block_type == "tool_result":

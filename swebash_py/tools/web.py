@@ -133,7 +133,9 @@ class BraveBackend:
 
 @dataclass
 class DuckDuckGoBackend:
-    """``ddgs`` text search (its ``auto`` engine mix, DuckDuckGo among them)."""
+    """``ddgs`` text search on DuckDuckGo only (ddgs's default, ``auto``, mixes in
+    Brave, Google, Bing and others: the query would go where the user did not
+    choose)."""
 
     name: str = "duckduckgo"
 
@@ -146,12 +148,12 @@ class DuckDuckGoBackend:
         return parse_ddgs(rows)[:max_results]
 
 
-def _ddgs_text(query: str, max_results: int) -> list[dict[str, Any]]:
+def _ddgs_text(query: str, max_results: int, engine: str = "duckduckgo") -> list[dict[str, Any]]:
     from ddgs import DDGS
     from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
     try:
-        return DDGS(timeout=int(TIMEOUT)).text(query, max_results=max_results)
+        return DDGS(timeout=int(TIMEOUT)).text(query, max_results=max_results, backend=engine)
     except RatelimitException as exc:
         raise SearchError("duckduckgo: rate limited; try again later") from exc
     except TimeoutException as exc:

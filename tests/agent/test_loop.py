@@ -35,7 +35,7 @@ async def test_one_call_result_goes_back_matched_by_id(fake_provider: FakeProvid
     assert sent_results(fake_provider.requests[1]) == [("c1", "peek done: a", False)]
     complete = events[-1]
     assert isinstance(complete, TurnComplete) and complete.stop_reason == "stop"
-    assert complete.text == "Let me look.All done."
+    assert complete.text == "Let me look.\n\nAll done."  # blocks are not glued
 
 
 async def test_parallel_read_only_calls_run_together_and_answer_in_order(
@@ -122,7 +122,7 @@ async def test_iteration_limit_stops_with_a_valid_history(fake_provider: FakePro
     events = await run(agent, "loop forever")
     assert len(fake_provider.requests) == 3
     assert isinstance(events[-1], TurnComplete) and events[-1].stop_reason == "max_iterations"
-    assert events[-1].text == "round 0. round 1. round 2. "
+    assert events[-1].text == "round 0. \n\nround 1. \n\nround 2. "
     assert any(isinstance(e, ErrorEvent) and "max_iterations" in e.message for e in events)
     fake_provider.queue(Reply(text="fine"))
     await run(agent, "next")

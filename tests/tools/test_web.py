@@ -264,3 +264,62 @@ async def test_duckduckgo_parses_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     hits = await DuckDuckGoBackend().search("python", 1)
     assert hits == [SearchHit("Welcome to Python.org", "https://www.python.org/",
                               "The official home of the Python Programming Language.")]
+
+
+class _RecordingProxy:
+    """An HTTP proxy on 127.0.0.1 that notes where each request wanted to go
+    (``CONNECT host:port``) and refuses it: nothing leaves the machine."""
+
+    def __init__(self) -> None:
+        import socketserver
+        import threading
+
+        self.targets: list[str] = []
+        proxy = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                line = self.rfile.readline().decode("latin-1").split()
+                if len(line) >= 2:
+                    proxy.targets.append(line[1])
+                self.wfile.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n"
+                                 b"connection: close\r\n\r\n")
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def hosts(self) -> set[str]:
+        return {target.split(":")[0].removeprefix("http://").split("/")[0]
+                for target in self.targets}
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def recording_proxy(monkeypatch: pytest.MonkeyPatch) -> Any:
+    proxy = _RecordingProxy()
+    monkeypatch.setenv("DDGS_PROXY", proxy.url)
+    yield proxy
+    proxy.close()
+
+
+async def test_duckduckgo_sends_the_query_to_duckduckgo_only(recording_proxy: Any) -> None:
+    """The "duckduckgo" backend once let ddgs pick engines (Brave among them)."""
+    with pytest.raises(SearchError):
+        await DuckDuckGoBackend().search("which port", 5)
+    hosts = recording_proxy.hosts()
+    assert hosts and all(host.endswith("duckduckgo.com") for host in hosts), hosts
+
+
+def test_the_proxy_would_see_other_engines(recording_proxy: Any) -> None:
+    """The twin: ddgs's own default ("auto") goes to other engines, and the
+    proxy sees it."""
+    from swebash_py.tools.web import _ddgs_text
+
+    with pytest.raises(SearchError):
+        _ddgs_text("which port", 5, engine="auto")
+    assert any(not host.endswith("duckduckgo.com") for host in recording_proxy.hosts())
