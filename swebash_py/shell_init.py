@@ -28,7 +28,8 @@ __swebash_wish() {{
     READLINE_LINE="$cmd"
     READLINE_POINT=$(LC_ALL=C; printf '%s' "${{#cmd}}")
 }}
-bind -x '"{seq}": __swebash_wish'
+bind -m emacs -x '"{seq}": __swebash_wish'
+bind -m vi-insert -x '"{seq}": __swebash_wish'
 '''
 
 _ZSH = r'''# swebash: {key} turns the wish on the command line into a command (nothing runs)
@@ -46,7 +47,8 @@ __swebash_wish() {{
     zle reset-prompt
 }}
 zle -N __swebash_wish
-bindkey '{seq}' __swebash_wish
+bindkey -M emacs '{seq}' __swebash_wish
+bindkey -M viins '{seq}' __swebash_wish
 '''
 
 _FISH = r'''# swebash: {key} turns the wish on the command line into a command (nothing runs)

@@ -25,7 +25,7 @@ from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
-from swebash_py.images import attach_mentions
+from swebash_py.images import attach, attach_mentions
 from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
@@ -213,6 +213,9 @@ class Repl:
             return None
         try:
             line, attached = attach_mentions(line, self.settings.workspace)
+            if self.invocation.images:  # `ai -i shot.png`: goes with the first question
+                attached = [*map(attach, self.invocation.images), *attached]
+                self.invocation.images = []
         except ImageError as exc:  # nothing is sent; the line is in the history to fix
             self.say(f"ai: {exc}", "bold red")
             return None

@@ -151,9 +151,9 @@ def test_shell_init_prints_a_snippet_for_each_shell_and_honours_the_key(
         result = run_ai("shell-init", name)
         assert result.returncode == 0, result.stderr
         assert "__swebash_wish" in result.stdout
-    assert "bind -x '\"\\e\\\\\": __swebash_wish'" in run_ai("shell-init", "bash").stdout
+    assert "bind -m emacs -x '\"\\e\\\\\": __swebash_wish'" in run_ai("shell-init", "bash").stdout
     (isolated / "config.toml").write_text('[shell_init]\nkey = "ctrl-g"\n')
-    assert "bindkey '^G' __swebash_wish" in run_ai("shell-init", "zsh").stdout
+    assert "bindkey -M viins '^G' __swebash_wish" in run_ai("shell-init", "zsh").stdout
     assert "bind \\cx __swebash_wish" in run_ai("shell-init", "fish", "--key", "ctrl-x").stdout
     bad = run_ai("shell-init", "tcsh")
     assert bad.returncode == 2

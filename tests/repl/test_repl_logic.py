@@ -21,11 +21,11 @@ from tests.fakeprovider import FakeProvider, Reply
 
 
 async def drive(fp: FakeProvider, lines: list[str], capsys: pytest.CaptureFixture[str],
-                model: str = "openai/x") -> str:
+                model: str = "openai/x", invocation: Invocation | None = None) -> str:
     """Run the REPL on ``lines`` (then /exit); returns what it printed."""
     settings = load_settings({"model": model, "api_base": fp.url})
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        repl = Repl(settings, Invocation())
+        repl = Repl(settings, invocation or Invocation())
         pipe.send_text("".join(f"{line}\n" for line in [*lines, "/exit"]))
         assert await repl.run() == 0
     return capsys.readouterr().out
@@ -96,3 +96,17 @@ async def test_at_image_attaches_it(fake_provider: FakeProvider, workspace: obje
     content = fake_provider.requests[0].body["messages"][-1]["content"]
     assert content[0] == {"type": "text", "text": "what is shot.png"}
     assert content[1]["image_url"]["url"].endswith(PNG_B64)
+
+
+async def test_image_flag_goes_with_the_first_question(
+        fake_provider: FakeProvider, workspace: object,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.test_images import PNG, PNG_B64
+
+    (workspace / "shot.png").write_bytes(PNG)  # type: ignore[operator]
+    fake_provider.queue(Reply(text="A dot."), Reply(text="Still a dot."))
+    await drive(fake_provider, ["what is it", "and now"], capsys,
+                invocation=Invocation(images=["shot.png"]))
+    first, second = (r.body["messages"] for r in fake_provider.requests)
+    assert first[-1]["content"][1]["image_url"]["url"].endswith(PNG_B64)
+    assert second[-1]["content"] == "and now"  # once, not with every question
