@@ -11,7 +11,7 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from swebash_py.agent.hooks import hook_callbacks
 from swebash_py.agent.loop import Agent, AgentOptions
@@ -24,6 +24,7 @@ from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
 from swebash_py.errors import ConfigError, StorageError, SwebashError
 from swebash_py.paths import data_dir
+from swebash_py.project.extensions import Extensions, build_extensions
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
 from swebash_py.store import Store
@@ -48,6 +49,7 @@ class Session:
     approver: PolicyApprover
     agent: Agent
     jobs: JobTable | None  # the session's background commands (None: no tools)
+    extensions: Extensions = field(default_factory=Extensions)  # AGENTS.md, commands, MCP
 
     def close(self) -> None:
         if self.jobs is not None:
@@ -70,11 +72,14 @@ def build_session(settings: Settings, *, resume: str | None = None,
     if broken := remembered.problem():  # its rules are not used: say so once
         on_notice(f"warning: {broken}")
     registry = ToolRegistry([] if no_tools else default_tools(settings))
+    extensions = build_extensions(settings, registry, tools_enabled=not no_tools,
+                                  on_notice=on_notice)
     client = ProviderClient(settings.backend, RetryPolicy(max_retries=settings.max_retries),
                             on_retry=lambda note: on_notice(redact(note)),
                             connect_timeout=settings.connect_timeout,
                             stream_idle_timeout=settings.stream_idle_timeout)
-    options = agent_options(settings, registry, no_tools, debug, session_id)
+    options = agent_options(settings, registry, no_tools, debug, session_id,
+                            extensions.instructions.prompt_text())
     fitter = ContextFitter(lambda: options.model, client.stream,
                            context_window=settings.context_window,
                            max_tokens=settings.max_tokens, api_base=lambda: options.api_base)
@@ -88,12 +93,13 @@ def build_session(settings: Settings, *, resume: str | None = None,
                   history=history, recorder=recorder, fitter=fitter,
                   pre_hook=pre_hook, post_hook=post_hook)
     return Session(settings, store, recorder, client, registry, fitter, approver, agent,
-                   jobs)
+                   jobs, extensions)
 
 
 def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, debug: bool,
-                  session_id: str | None) -> AgentOptions:
-    system = build_system_prompt(settings.workspace, registry.names(), settings.system_prompt)
+                  session_id: str | None, instructions: str = "") -> AgentOptions:
+    system = build_system_prompt(settings.workspace, registry.names(), settings.system_prompt,
+                                 instructions=instructions)
     return AgentOptions(
         model=settings.resolved_model, system=system, max_iterations=settings.max_iterations,
         temperature=settings.temperature, max_tokens=settings.max_tokens,

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from swebash_py.cli.names import ApprovalMode, SandboxMode
 from swebash_py.errors import ConfigError
+from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
 from swebash_py.paths import config_path
 
 
@@ -84,8 +86,22 @@ class Settings(Section):
     hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
     sandbox: SandboxSettings = Field(
         default_factory=lambda: SandboxSettings.model_validate({}))
+    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     shell_init: ShellInitSettings = Field(
         default_factory=lambda: ShellInitSettings.model_validate({}))
+    _project: Any = PrivateAttr(default=None)  # the ProjectStatus of this run, if decided
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _server_names(cls, servers: dict[str, McpServerSettings]
+                      ) -> dict[str, McpServerSettings]:
+        check_server_names(servers)
+        return servers
+
+    @property
+    def project(self) -> Any:
+        """Whether this folder's ``.swebash/`` counts (None: not looked at)."""
+        return self._project
 
     @property
     def resolved_model(self) -> str:
@@ -116,10 +132,19 @@ _ENV_KEYS = {"SWEBASH_MODEL": "model", "SWEBASH_API_BASE": "api_base",
              "SWEBASH_APPROVAL": "approval"}
 
 
-def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None) -> Settings:
-    """Merge defaults, the config file, the environment and ``flags``."""
+def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None, *,
+                  project: Callable[[Path], Any] | None = None) -> Settings:
+    """Merge defaults, the config file, a trusted project's ``.swebash/config.toml``
+    (``project`` decides, given the workspace; None ignores it), the environment
+    and ``flags``."""
     path = path or config_path()
     data = read_config_file(path)
+    status = None
+    if project is not None:
+        from swebash_py.project.settings import merge_project
+
+        status = project(_workspace_of(data))
+        data = merge_project(data, status.config)
     for variable, key in _ENV_KEYS.items():
         if value := os.environ.get(variable):
             data[key] = value
@@ -130,9 +155,17 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None)
         elif value is not None:
             data[key] = value
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(exc, path, flags or {})) from exc
+    settings._project = status
+    return settings
+
+
+def _workspace_of(data: dict[str, Any]) -> Path:
+    tools = data.get("tools")
+    configured = tools.get("workspace") if isinstance(tools, dict) else None
+    return Path(str(configured) if configured else Path.cwd()).expanduser().resolve()
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

@@ -8,6 +8,8 @@ Syntax (one rule per string)::
     write_file(src/**)          a path glob: relative to the workspace unless
     read_file(/etc/**)          absolute or ~; "*" stays in one directory, "**"
                                 crosses directories, "\\" escapes
+    mcp__time__get_current_time an MCP server's tool; mcp__time__* any tool of
+    mcp__time__*                that server ("*" only at the end)
 
 Paths are matched against the resolved path. An allow rule admits a command
 only if every simple command in it is admitted and the parse is clean; a deny
@@ -32,7 +34,8 @@ if TYPE_CHECKING:
 
 Tools = Mapping[str, "ToolTraits"]
 
-_RULE = re.compile(r"^([A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
+_RULE = re.compile(r"^(mcp__[\w-]*\*?|[A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
+MCP_PREFIX = "mcp__"
 _WILD = ("$", "`", "*", "?", "[", "{", UNKNOWN)
 
 
@@ -47,6 +50,8 @@ class Rule:
     glob: str | None = None
 
     def applies_to(self, tool: str) -> bool:
+        if self.tool.endswith("*") and self.tool.startswith(MCP_PREFIX):
+            return tool.startswith(self.tool[:-1])
         return self.tool in ("*", tool)
 
     def matches_argv(self, argv: list[str], *, deny: bool = False) -> bool:
@@ -118,6 +123,12 @@ def parse_rule(text: str, tools: Tools | None = None) -> Rule:
     if not match:
         return _raise(bad("expected TOOL or TOOL(PATTERN), e.g. run_command(git status)"))
     tool, spec = match.group(1), match.group(2)
+    if tool.startswith(MCP_PREFIX):
+        if spec is not None:
+            return _raise(bad("an MCP tool rule takes no pattern"))
+        if tool.endswith("*") and tool.count("__") < 2 and tool != MCP_PREFIX + "*":
+            return _raise(bad("expected mcp__SERVER__* or mcp__SERVER__TOOL"))
+        return Rule(text, tool)
     known = _builtin_traits() if tools is None else tools
     traits = known.get(tool)
     if tool != "*" and traits is None:

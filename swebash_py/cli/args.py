@@ -47,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("-i", "--image", metavar="FILE", action="append", dest="images", default=[],
         help="attach an image (png, jpeg, gif, webp); repeatable")
     add("--debug", action="store_true", help="show full tracebacks and provider details")
+    add("--trust", action="store_true",
+        help="use this folder's .swebash/ settings without asking")
     add("-V", "--version", action="store_true", help="print the version and exit")
     add("-h", "--help", action="store_true", help="show this message and exit")
     return parser
@@ -81,4 +83,5 @@ def parse_question_args(args: list[str]) -> Invocation:
         approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,
         continue_last=ns.continue_last, session=ns.session, no_tools=ns.no_tools,
         shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
-        show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox, images=ns.images)
+        show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox, trust=ns.trust,
+        images=ns.images)

@@ -27,6 +27,7 @@ Options:
   --explain              explain a shell command in a few lines
   -i, --image FILE       attach an image (png, jpeg, gif, webp); repeatable
   --debug                show full tracebacks and provider details
+  --trust                use this folder's .swebash/ settings without asking
   -V, --version          print the version and exit
   -h, --help             show this message and exit
 
@@ -35,6 +36,8 @@ Commands:
   config show|init|path                       configuration
   tools                                       tools and whether each asks first
   undo [--yes]                                revert the file changes of the last turn here
+  mcp list                                    MCP servers, their state and tools
+  config trust list|revoke PATH               trusted project folders
   shell-init bash|zsh|fish [--key KEY]        a key binding: wish on the line -> command
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.

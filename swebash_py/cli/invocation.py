@@ -22,6 +22,7 @@ class Invocation:
     sandbox: str | None = None
     show_version: bool = False
     show_help: bool = False
+    trust: bool = False  # use this folder's .swebash/ settings without asking
     images: list[str] = field(default_factory=list)  # files to attach to the question
 
     def setting_flags(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from swebash_py.cli.helptext import TOP_LEVEL_HELP
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
 # the words typer handles
-SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "shell-init")
+SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "shell-init")
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
@@ -115,8 +115,10 @@ def execute(invocation: Invocation) -> int:
     from swebash_py.cli.stdin import compose_question, read_piped
     from swebash_py.config import load_settings
     from swebash_py.errors import UsageError
+    from swebash_py.project.loading import project_decider
 
-    settings = load_settings(invocation.setting_flags())
+    settings = load_settings(invocation.setting_flags(),
+                             project=project_decider(invocation.trust))
     piped = read_piped()
     question = compose_question(invocation.question, piped)
     if not question:

@@ -64,6 +64,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
         else:
             _error_line(sys.stderr, event.message)
 
+    extensions = session.extensions
     unsaved = False
     done = None
     piped_away: int | None = None
@@ -71,6 +72,9 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     try:
         for note in notes:
             renderer.handle(Notice(note))
+        if extensions.mcp:  # offered tools: the model sees them only once they answered
+            extensions.mcp.start()
+            await extensions.mcp.wait_ready()
         sink = renderer if json_output else _TextSink(renderer)
         done = await consume(turn, sink, on_error)
         if problem := session.recorder.take_problem():  # the answer stood; saving it failed
@@ -88,6 +92,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             from swebash_py.cli.pipes import quiet_broken_pipe
 
             piped_away = quiet_broken_pipe()
+        await extensions.close()
         session.close()
     if piped_away is not None:
         return piped_away

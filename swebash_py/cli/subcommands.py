@@ -1,4 +1,4 @@
-"""The typer application of the subcommands (``ai sessions|config|tools|undo``).
+"""The typer application of the subcommands (``ai sessions|config|tools|undo|mcp``).
 
 Questions and the REPL never come here: ``cli.main`` sends only the words in
 ``SUBCOMMANDS`` to this module. Errors we raise on purpose become one line
@@ -21,13 +21,17 @@ def _register_subcommands() -> None:
     from swebash_py.cli.commands import (
         config_cmd,
         doctor_cmd,
+        mcp_cmd,
         sessions_cmd,
         shell_init_cmd,
         tools_cmd,
+        trust_cmd,
         undo_cmd,
     )
 
+    config_cmd.app.add_typer(trust_cmd.app, name="trust")
     app.add_typer(config_cmd.app, name="config")
+    app.add_typer(mcp_cmd.app, name="mcp")
     app.add_typer(sessions_cmd.app, name="sessions")
     app.command("tools")(tools_cmd.tools)
     app.command("undo")(undo_cmd.undo)

@@ -84,4 +84,12 @@ def search_check() -> Check:
 
 
 def run_checks(settings: Any) -> list[Check]:
-    return [sandbox_check(settings), provider_check(settings), paths_check(), search_check()]
+    return [sandbox_check(settings), provider_check(settings), paths_check(), search_check(),
+            *mcp_checks(settings)]
+
+
+def mcp_checks(settings: Any) -> list[Check]:
+    """One line per configured MCP server (each started, listed and stopped)."""
+    from swebash_py.mcpclient.doctor import mcp_checks as probe
+
+    return [Check(name, status, detail) for name, status, detail in probe(settings)]

@@ -28,8 +28,9 @@ _NO_TOOLS = "You have no tools in this conversation: answer from what you know a
 
 
 def build_system_prompt(workspace: Path, tool_names: list[str], extra: str | None = None,
-                        today: datetime.date | None = None) -> str:
-    """The system prompt for this machine, these tools and the user's addition."""
+                        today: datetime.date | None = None, instructions: str = "") -> str:
+    """The system prompt for this machine, these tools, the user's addition and
+    the AGENTS.md ``instructions`` (last: the most specific)."""
     tools = _TOOLS.format(names=", ".join(tool_names)) if tool_names else _NO_TOOLS
     text = _BASE.format(
         os=_os_name(), machine=platform.machine() or "unknown",
@@ -37,6 +38,8 @@ def build_system_prompt(workspace: Path, tool_names: list[str], extra: str | Non
         cwd=workspace, date=(today or datetime.date.today()).isoformat(), tools=tools)
     if extra:
         text += "\n\n" + extra.strip()
+    if instructions:
+        text += "\n\n" + instructions.strip()
     return text
 
 

@@ -8,6 +8,8 @@ from rich.table import Table
 from rich.text import Text
 
 from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
+from swebash_py.project.extensions import user_dir
+from swebash_py.render.sanitize import neutralize, one_line
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl
@@ -27,7 +29,17 @@ COMMANDS = {
     "/undo": "revert the file changes of the last turn (shows the diff, asks first)",
     "/rewind": "go back to before turn N (files and conversation): /rewind [N]",
     "/ps": "background commands: /ps, or /ps stop ID",
+    "/mcp": "MCP servers: state, tools and errors",
+    "/init": "ask the model to write an AGENTS.md for this project",
+    "/memory": "the AGENTS.md instructions the model was given",
 }
+
+INIT_PROMPT = """\
+Write an AGENTS.md file for this project, in {cwd}: short, practical instructions \
+for an AI coding assistant working here. Look around first (list the directory, read \
+the README, the build and test configuration). Cover: what the project is, how to \
+build, run and test it (exact commands), the code layout, conventions and things to \
+avoid. Keep it under 60 lines of Markdown. {existing}Create it with write_file."""
 
 HELP_FOOTER = """\
 !command     run a shell command yourself; its output is attached to your next question
@@ -51,7 +63,11 @@ class SlashCommands:
             return EXIT
         method = getattr(self, "cmd_" + name[1:].replace("-", "_"), None)
         if name not in COMMANDS or method is None:
-            self.repl.say(f"unknown command {name}; /help lists them", "red")
+            custom = self.repl.custom_commands.get(name[1:])
+            if custom is None:
+                self.repl.say(f"unknown command {name}; /help lists them", "red")
+                return None
+            await self.repl.run_prompt(custom.expand(arg.strip()))
             return None
         await method(arg.strip())
         return None
@@ -61,7 +77,55 @@ class SlashCommands:
         for name, text in COMMANDS.items():
             table.add_row(Text(name, style="bold"), text)
         self.repl.console.print(table)
+        custom = self.repl.custom_commands
+        if custom:
+            self.repl.say("custom commands:", "bold")
+            table = Table.grid(padding=(0, 2))
+            for name, command in sorted(custom.items()):
+                table.add_row(Text("/" + name, style="bold"), Text(one_line(command.description)))
+            self.repl.console.print(table)
         self.repl.console.print(Text(HELP_FOOTER, style="dim"))
+        files = self.repl.extensions.instructions.files
+        if files:
+            self.repl.say("instructions from " + ", ".join(str(p) for p, _ in files)
+                          + " (/memory shows them)", "dim")
+
+    async def cmd_memory(self, _arg: str) -> None:
+        instructions = self.repl.extensions.instructions
+        if not instructions.files:
+            self.repl.say("no AGENTS.md instructions (the user's "
+                          f"{user_dir() / 'AGENTS.md'}, or one from the git root down to "
+                          "here); /init writes one", "dim")
+            return
+        for path, text in instructions.files:
+            self.repl.say(f"── {path}", "bold")
+            self.repl.console.print(Text(neutralize(text.rstrip())))
+        if instructions.cut:
+            self.repl.say("(cut: AGENTS.md text is capped at 32 KiB in all)", "yellow")
+
+    async def cmd_init(self, _arg: str) -> None:
+        from pathlib import Path
+
+        cwd = Path.cwd()
+        existing = ("An AGENTS.md exists already: read it and improve it. "
+                    if (cwd / "AGENTS.md").exists() else "")
+        await self.repl.run_prompt(INIT_PROMPT.format(cwd=cwd, existing=existing))
+
+    async def cmd_mcp(self, _arg: str) -> None:
+        from swebash_py.mcpclient.listing import server_lines
+
+        ext = self.repl.extensions
+        project = ext.project
+        if project.root is not None and not project.trusted:
+            self.repl.say(f"{project.root}/.swebash/ is not used: {project.reason}", "yellow")
+        if ext.mcp is None or not ext.mcp.connections:
+            self.repl.say("no MCP servers configured ([mcp_servers.NAME] in the config file)"
+                          if not self.repl.invocation.no_tools
+                          else "no tools in this session (--no-tools)", "dim")
+            return
+        for connection in ext.mcp.connections.values():
+            for i, line in enumerate(server_lines(connection)):
+                self.repl.console.print(Text(line, style="bold" if i == 0 else ""))
 
     async def cmd_clear(self, _arg: str) -> None:
         self.repl.new_session()

@@ -28,6 +28,7 @@ from swebash_py.events import ErrorEvent
 from swebash_py.images import attach, attach_mentions
 from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
+from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
@@ -63,12 +64,13 @@ class Repl:
     def __init__(self, settings: Settings, invocation: Invocation) -> None:
         self.settings = settings
         self.invocation = invocation
+        self._completions = dict(COMMANDS)  # custom commands join once the session is built
         self.console = Console()
         self.renderer: Any = make_renderer(self.console)
         history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
-            completer=ReplCompleter(COMMANDS), complete_while_typing=False,
+            completer=ReplCompleter(self._completions), complete_while_typing=False,
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
         self.question_prompt: PromptSession[str] = PromptSession()
@@ -93,7 +95,7 @@ class Repl:
                 self.settings, resume=invocation.session,
                 continue_last=invocation.continue_last, no_tools=invocation.no_tools,
                 debug=invocation.debug, asker=self._ask, use_tty=False,
-                on_notice=lambda note: self.say(note, "dim"))
+                on_notice=self._notice)
         return self._session
 
     def _warm_up(self) -> None:
@@ -107,10 +109,37 @@ class Repl:
                 self.prompt.app.exit(exception=exc)
             else:
                 raise
+            return
+        self._start_extensions()
+
+    def _start_extensions(self) -> None:
+        """MCP servers start in the background; custom commands join completion."""
+        from swebash_py.project.commands import split_builtin_clashes
+
+        ext = self.extensions
+        ext.commands, warnings = split_builtin_clashes(ext.commands, set(COMMANDS))
+        for warning in warnings:
+            self._notice(f"warning: {warning}")
+        for name, command in ext.commands.items():
+            self._completions["/" + name] = one_line(command.description, 60)
+        if ext.mcp:
+            ext.mcp.start()
 
     @property
     def runtime(self) -> Session:
         return self.session
+
+    @property
+    def extensions(self) -> Any:
+        return self.session.extensions
+
+    @property
+    def custom_commands(self) -> dict[str, Any]:
+        return dict(self.extensions.commands)
+
+    async def run_prompt(self, text: str) -> None:
+        """Send ``text`` as a turn (a custom command's or /init's prompt)."""
+        await self._turn(text)
 
     @property
     def agent(self) -> Agent:
@@ -131,6 +160,15 @@ class Repl:
     @property
     def fitter(self) -> ContextFitter:
         return self.session.fitter
+
+    def _notice(self, message: str) -> None:
+        """A note that may come while the prompt is up (an MCP server failed)."""
+        if self.prompt.app.is_running:
+            from prompt_toolkit.application import run_in_terminal
+
+            run_in_terminal(lambda: self.say(message, "yellow"))
+        else:
+            self.say(message, "dim")
 
     def say(self, message: str, style: str = "") -> None:
         from swebash_py.render.sanitize import neutralize
@@ -183,6 +221,7 @@ class Repl:
                     break
         finally:
             if self._session is not None:
+                await self._session.extensions.close()
                 self._session.close()
         return 0
 
@@ -258,6 +297,10 @@ class Repl:
         if self.pending_context:
             text = "\n\n".join([*self.pending_context, text])
             self.pending_context.clear()
+        mcp = self.extensions.mcp
+        if mcp and mcp.starting():  # the prompt did not wait for them; the first turn does
+            self.say("waiting for MCP servers to start…", "dim")
+            await mcp.wait_ready()
         self.renderer = make_renderer(self.console)
         def on_error(event: ErrorEvent) -> None:
             self.renderer.close()

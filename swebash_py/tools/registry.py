@@ -21,6 +21,12 @@ class ToolRegistry:
                 raise ValueError(f"duplicate tool name: {tool.name}")
             self._tools[tool.name] = tool
 
+    def add(self, tool: Tool[Any]) -> None:
+        """Add a tool that became available later (an MCP server's)."""
+        if tool.name in self._tools:
+            raise ValueError(f"duplicate tool name: {tool.name}")
+        self._tools[tool.name] = tool
+
     def get(self, name: str) -> Tool[Any] | None:
         return self._tools.get(name)
 

@@ -14,11 +14,12 @@ from swebash_py.cli.helptext import TOP_LEVEL_HELP
 from swebash_py.errors import UsageError
 from tests.e2e.conftest import run_ai
 
-# The contract's flags plus ours (-s, --explain, --debug, -V, -h): one parser holds them all.
+# The contract's flags (--trust: "Project files and trust") plus ours (-s, --explain,
+# --debug, -V, -h): one parser holds them all.
 EXPECTED_OPTIONS = {"-m", "--model", "--api-base", "--approval", "-y", "--yes", "--json",
                     "-c", "--continue", "--session", "--no-tools", "-s", "--shell",
-                    "--explain", "--debug", "-V", "--version", "-h", "--help", "--sandbox",
-                    "-i", "--image"}
+                    "--explain", "--debug", "--trust", "-V", "--version", "-h", "--help",
+                    "--sandbox", "-i", "--image"}
 
 
 def parser_options(parser: argparse.ArgumentParser) -> set[str]:
@@ -55,6 +56,7 @@ def test_an_option_missing_from_the_static_help_is_caught() -> None:
     (["--session", "ab12", "-s", "find big files"], {"session": "ab12", "shell_mode": True}),
     ([], {"question": ""}),
     (["-V"], {"show_version": True}),
+    (["--trust", "q"], {"trust": True, "question": "q"}),
 ])
 def test_fast_parser(argv: list[str], expected: dict[str, object]) -> None:
     invocation = parse_question_args(argv)

@@ -73,7 +73,11 @@ def effective_report(settings: Settings) -> dict[str, Any]:
 
 
 def redact(value: Any, key: str = "") -> Any:
-    """Replace values of secret-looking keys with '***'."""
+    """Replace values of secret-looking keys with '***' (and every literal value of
+    an MCP server's ``env`` and ``headers``: tokens hide under any name there)."""
+    if isinstance(value, dict) and key in ("env", "headers"):
+        return {k: v if re.fullmatch(r"\$\{\w+\}", str(v)) else "***"
+                for k, v in value.items()}
     if isinstance(value, dict):
         return {k: redact(v, k) for k, v in value.items()}
     if isinstance(value, list):
@@ -110,7 +114,11 @@ def _toml_lines(settings: dict[str, Any]) -> list[str]:
     top = [f"{k} = {_toml_value(v)}" for k, v in settings.items() if not isinstance(v, dict)]
     tables = []
     for name, table in settings.items():
-        if isinstance(table, dict):
+        if name == "mcp_servers" and isinstance(table, dict):
+            for server, keys in table.items():
+                tables += ["", f"[mcp_servers.{server}]",
+                           *(f"{k} = {_toml_value(v)}" for k, v in keys.items())]
+        elif isinstance(table, dict):
             tables += ["", f"[{name}]", *(f"{k} = {_toml_value(v)}" for k, v in table.items())]
     return [*top, *tables]
 

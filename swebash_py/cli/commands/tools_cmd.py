@@ -34,9 +34,10 @@ def confirmation(tool: ToolTraits, mode: str) -> str:
 
 def tools() -> None:
     """List the tools and whether each needs confirmation."""
+    from swebash_py.project.loading import resolve_project
     from swebash_py.tools.registry import default_tools
 
-    settings = load_settings()
+    settings = load_settings(project=lambda ws: resolve_project(ws, ask=None))
     typer.echo(f"approval mode: {settings.approval}")
     for tool in default_tools(settings):
         kind = "read-only" if tool.read_only else "changes things"
@@ -44,3 +45,10 @@ def tools() -> None:
         asks = confirmation(tool.traits(), settings.approval)
         typer.echo(f"{tool.name:<15} {kind:<15} asks: {asks}")
         typer.echo(f"{'':<15} {summary}")
+    for name in settings.mcp_servers:
+        pattern = f"mcp__{name}__*"
+        asks = confirmation(ToolTraits(pattern, approval="ask"), settings.approval)
+        if asks == "yes":
+            asks = "yes, unless an allow rule matches (e.g. mcp__SERVER__*)"
+        typer.echo(f"{pattern:<15} {'MCP server':<15} asks: {asks}")
+        typer.echo(f"{'':<15} the tools of MCP server {name} (ai mcp list shows them)")

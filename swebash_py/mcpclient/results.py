@@ -1,0 +1,58 @@
+"""A server's ``CallToolResult`` as our ``ToolResult``.
+
+Text goes to the model as it is; images and audio become notes (this client
+sends tool results as text); resource links and embedded resources are
+named, with their text when they carry some; structured content is used when
+there is no other content; ``isError`` marks the result as an error. Every
+string is neutralised (no escapes or control characters), and the whole is
+capped at ``limit`` characters like a command's output. Duck-typed, so this
+module never imports the SDK.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from swebash_py.agent.truncate import cap_middle
+from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.tools.base import ToolResult
+
+
+def map_result(result: Any, limit: int) -> ToolResult:
+    """The tool result for one ``CallToolResult`` (anything else: an error)."""
+    content = getattr(result, "content", None)
+    if not isinstance(content, list):
+        return ToolResult(f"the server's answer was not a tool result: {one_line(repr(result))}",
+                          is_error=True)
+    parts = [_part(item) for item in content]
+    structured = getattr(result, "structured_content", None)
+    if not any(parts) and structured is not None:
+        parts = [json.dumps(structured, ensure_ascii=False, default=str)]
+    text = "\n".join(p for p in parts if p) or "(the tool returned no content)"
+    is_error = bool(getattr(result, "is_error", False))
+    return ToolResult(cap_middle(neutralize(text), limit), is_error=is_error)
+
+
+def _part(item: Any) -> str:
+    kind = getattr(item, "type", None)
+    if kind == "text":
+        return str(getattr(item, "text", ""))
+    if kind in ("image", "audio"):
+        mime = one_line(str(getattr(item, "mime_type", "") or "unknown type"), 60)
+        size = len(str(getattr(item, "data", "") or "")) * 3 // 4
+        return f"[{kind} returned by the tool: {mime}, about {size:,} bytes; not shown]"
+    if kind == "resource_link":
+        name = one_line(str(getattr(item, "name", "") or ""), 80)
+        uri = one_line(str(getattr(item, "uri", "")), 200)
+        description = getattr(item, "description", None)
+        extra = f" ({one_line(str(description), 120)})" if description else ""
+        return f"[resource link: {name} {uri}{extra}]"
+    if kind == "resource":
+        resource = getattr(item, "resource", None)
+        uri = one_line(str(getattr(resource, "uri", "")), 200)
+        text = getattr(resource, "text", None)
+        if isinstance(text, str):
+            return f"[resource {uri}]\n{text}"
+        return f"[binary resource {uri}; not shown]"
+    return f"[content of type {one_line(str(kind), 40)}; not shown]"

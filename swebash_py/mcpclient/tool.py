@@ -1,0 +1,71 @@
+"""An MCP server's tool as one of ours: ``mcp__SERVER__TOOL``.
+
+Its arguments pass through as the model sent them (the server validates
+them against its own schema); the schema the model sees is the sanitised
+one. It is never ``read_only``: a server's ``readOnlyHint`` is its own claim,
+so under ``ask`` every call asks unless an allow rule (``mcp__time__*``)
+matches.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import ConfigDict
+
+from swebash_py.mcpclient.schema import sanitize_schema, tool_name
+from swebash_py.provider.base import ToolSpec
+from swebash_py.render.sanitize import one_line
+from swebash_py.tools.base import (
+    DefaultApproval,
+    Preview,
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolKind,
+    ToolResult,
+)
+
+if TYPE_CHECKING:
+    from swebash_py.mcpclient.connection import ServerConnection, ServerTool
+
+
+class McpArgs(ToolArgs):
+    """Whatever the model sent: the server checks it against its own schema."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class McpTool(Tool[McpArgs]):
+    Args: ClassVar[type[ToolArgs]] = McpArgs
+    kind: ClassVar[ToolKind] = "other"
+    approval: ClassVar[DefaultApproval | None] = "ask"  # whatever its readOnlyHint says
+    read_only: ClassVar[bool] = False
+    server: ClassVar[str]
+    remote_name: ClassVar[str]
+    schema: ClassVar[dict[str, Any]]
+    connection: ClassVar[Any]
+
+    async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
+        arguments = args.model_dump()
+        return await self.connection.call(self.remote_name, arguments, ctx.max_output_chars)
+
+    def preview(self, args: McpArgs, ctx: ToolContext) -> Preview:
+        shown = json.dumps(args.model_dump(), ensure_ascii=False, indent=1)
+        return Preview(summary=f"{self.name} (MCP server '{self.server}')",
+                       detail=shown, detail_kind="text")
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.schema)
+
+
+def make_tool(connection: ServerConnection, remote: ServerTool) -> McpTool:
+    """A tool class (names are class attributes) for one remote tool, instantiated."""
+    name = tool_name(connection.name, remote.name)
+    description = one_line(remote.description, 1024) or f"{remote.name} (MCP)"
+    attributes = {"name": name, "description": f"[MCP server {connection.name}] {description}",
+                  "server": connection.name, "remote_name": remote.name,
+                  "schema": sanitize_schema(remote.input_schema), "connection": connection}
+    cls = type(f"McpTool_{name}", (McpTool,), attributes)
+    return cls()

@@ -1,0 +1,58 @@
+"""What the user and the project add to a session, built once with it:
+AGENTS.md instructions, custom slash commands and the MCP servers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from swebash_py.paths import config_path
+from swebash_py.project.agents_md import Instructions, load_instructions
+from swebash_py.project.commands import CustomCommand, load_commands
+from swebash_py.project.loading import ProjectStatus
+
+if TYPE_CHECKING:
+    from swebash_py.mcpclient.manager import McpManager
+
+
+def user_dir() -> Path:
+    """``<user config dir>/swebash`` (the directory of the config file)."""
+    return config_path().parent
+
+
+@dataclass
+class Extensions:
+    instructions: Instructions = field(default_factory=Instructions)
+    commands: dict[str, CustomCommand] = field(default_factory=dict)
+    project: ProjectStatus = field(default_factory=ProjectStatus)
+    mcp: McpManager | None = None
+
+    async def close(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.close()
+
+
+def load_custom_commands(project: ProjectStatus) -> dict[str, CustomCommand]:
+    directories = [user_dir() / "commands"]
+    if project.commands_dir is not None:
+        directories.append(project.commands_dir)
+    return load_commands(directories)
+
+
+def build_extensions(settings: Any, registry: Any, *, tools_enabled: bool,
+                     on_notice: Callable[[str], None] = lambda _n: None) -> Extensions:
+    """Instructions, commands and an MCP manager (not started) for ``settings``."""
+    project = getattr(settings, "project", None) or ProjectStatus()
+    workspace = settings.workspace
+    cwd = Path.cwd().resolve()
+    here = cwd if cwd == workspace or workspace in cwd.parents else workspace
+    ext = Extensions(load_instructions(here, user_dir()), load_custom_commands(project),
+                     project)
+    servers = {n: s for n, s in settings.mcp_servers.items() if s.enabled}
+    if tools_enabled and servers:
+        from swebash_py.mcpclient.manager import McpManager
+
+        ext.mcp = McpManager(servers, workspace, registry, on_notice)
+    return ext
