@@ -70,6 +70,10 @@ class StoreSettings(Section):
         return value or None
 
 
+class ShellInitSettings(Section):
+    key: str = "alt-\\"  # the key `ai shell-init` binds: alt-X or ctrl-X
+
+
 class Settings(Section):
     model: str | None = None
     api_base: str | None = None
@@ -84,6 +88,9 @@ class Settings(Section):
     backend: Literal["auto", "direct", "litellm"] = "auto"
     system_prompt: str | None = None
     editing_mode: Literal["emacs", "vi"] = "emacs"
+    notify: bool = True  # ring when a long turn ends or a question waits, unseen
+    notify_after: float = Field(10.0, ge=0)  # seconds a turn must take to ring at its end
+    notify_method: Literal["bell", "osc9"] = "bell"
     tools: ToolsSettings = Field(default_factory=lambda: ToolsSettings.model_validate({}))
     permissions: PermissionsSettings = Field(
         default_factory=lambda: PermissionsSettings.model_validate({}))
@@ -94,6 +101,8 @@ class Settings(Section):
         default_factory=lambda: SandboxSettings.model_validate({}))
     store: StoreSettings = Field(default_factory=lambda: StoreSettings.model_validate({}))
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    shell_init: ShellInitSettings = Field(
+        default_factory=lambda: ShellInitSettings.model_validate({}))
     _project: Any = PrivateAttr(default=None)  # the ProjectStatus of this run, if decided
 
     @field_validator("mcp_servers")

@@ -9,6 +9,7 @@ The CLI catches the base class and prints one line (a traceback only with
      ├── ConfigError              bad file, key, type or value
      ├── UsageError               a wrong command line (exit code 2)
      │    └── AmbiguousSession    a session id prefix matching several (store/)
+     ├── ImageError               an image to attach: missing, wrong type, too large
      ├── StorageError             the data directory or the sessions database
      │    └── SessionGone          the session was deleted while in use
      └── ProviderError            anything between us and the model
@@ -42,6 +43,10 @@ class UsageError(SwebashError):
     """The command line itself is wrong (exit code 2)."""
 
     exit_code = 2
+
+
+class ImageError(SwebashError):
+    """An image to attach cannot be: missing, not a supported type, too large."""
 
 
 class StorageError(SwebashError):

@@ -63,6 +63,7 @@ class Reply:
     stall_after: int | None = None
     stall_seconds: float = 30.0
     error_after: int | None = None  # send an SSE error event after N fragments
+    gate: threading.Event | None = None  # the reply waits for it (30 s at most) before starting
     # A misbehaving server instead of a reply: "trickle" (200, then a byte every
     # ``delay`` s (default 0.05) that never completes an event), "silent" (no
     # answer at all for ``stall_seconds``), "html" (200 with an HTML page).
@@ -196,7 +197,10 @@ def _sse(event: str, data: dict[str, Any]) -> str:
 def _anthropic_events(reply: Reply, req: dict[str, Any]) -> Iterator[tuple[bool, str]]:
     """(is_fragment, sse_text) items of an Anthropic Messages stream."""
     inp, out = reply.usage
-    usage = {"input_tokens": inp, "output_tokens": 1,
+    # ``usage`` counts the whole prompt (as OpenAI's prompt_tokens); Anthropic's
+    # input_tokens leaves out what was read from or written to the cache.
+    uncached = max(0, inp - reply.cache_read - reply.cache_write)
+    usage = {"input_tokens": uncached, "output_tokens": 1,
              "cache_creation_input_tokens": reply.cache_write,
              "cache_read_input_tokens": reply.cache_read}
     yield False, _sse("message_start", {"type": "message_start", "message": {
@@ -295,6 +299,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(reply, anthropic)
         else:
             events = (_anthropic_events if anthropic else _openai_events)(reply, body)
+            if reply.gate is not None:
+                reply.gate.wait(30)
             try:
                 if reply.mode:
                     return self._misbehave(reply)

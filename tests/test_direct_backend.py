@@ -280,6 +280,7 @@ CONVERSATION = [
         ToolResultBlock("call_2", "read_file", "no such file", is_error=True),
     ]),
 ]
+EPHEMERAL = {"type": "ephemeral"}
 EXPECTED_BODY = {
     "openai": {
         "model": "model-x", "stream": True, "stream_options": {"include_usage": True},
@@ -301,9 +302,12 @@ EXPECTED_BODY = {
     },
     "anthropic": {
         "model": "model-x", "stream": True, "max_tokens": 1000, "temperature": 0.2,
-        "system": "Be brief.",
+        # Prompt caching: the system prompt, the last tool and the two latest user
+        # messages end a cached prefix (four breakpoints, Anthropic's limit).
+        "system": [{"type": "text", "text": "Be brief.", "cache_control": EPHEMERAL}],
         "messages": [
-            {"role": "user", "content": [{"type": "text", "text": "list and read"}]},
+            {"role": "user", "content": [{"type": "text", "text": "list and read",
+                                          "cache_control": EPHEMERAL}]},
             {"role": "assistant", "content": [
                 {"type": "thinking", "thinking": "I should look.", "signature": "sig-9"},
                 {"type": "text", "text": "Looking."},
@@ -314,10 +318,10 @@ EXPECTED_BODY = {
             {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "call_1", "content": "hello"},
                 {"type": "tool_result", "tool_use_id": "call_2", "content": "no such file",
-                 "is_error": True}]},
+                 "is_error": True, "cache_control": EPHEMERAL}]},
         ],
         "tools": [{"name": "read_file", "description": "Read a file.",
-                   "input_schema": TOOLS[0].parameters}],
+                   "input_schema": TOOLS[0].parameters, "cache_control": EPHEMERAL}],
     },
 }
 

@@ -88,7 +88,7 @@ def test_anthropic_stream(fake_provider: FakeProvider) -> None:
     assert all(e == d["type"] for e, d in zip(kinds, data, strict=True))
     assert kinds[:2] == ["message_start", "ping"] and kinds[-2:] == ["message_delta",
                                                                       "message_stop"]
-    assert data[0]["message"]["usage"]["input_tokens"] == 30
+    assert data[0]["message"]["usage"]["input_tokens"] == 26  # the 4 cached are apart
     assert data[0]["message"]["usage"]["cache_read_input_tokens"] == 4
     starts = [d["content_block"] for d in data if d["type"] == "content_block_start"]
     assert [b["type"] for b in starts] == ["thinking", "text", "tool_use"]

@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import traceback
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
 from swebash_py.approvals.decision import AllowAll, Approver
-from swebash_py.engine.messages import Block, Message, TextBlock
+from swebash_py.engine.messages import Block, ImageBlock, Message, TextBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import ContextTooLong, MissingApiKey, ProviderError
 from swebash_py.events import (
@@ -105,6 +105,12 @@ class _TurnState:
     text: list[str] = field(default_factory=list)
     step: int = 0
     rounds_with_tools: int = 0
+    cache: dict[str, int] = field(default_factory=lambda: {"cache_read_tokens": 0,
+                                                           "cache_write_tokens": 0})
+
+    def recorded_usage(self) -> dict[str, int]:
+        """What the store keeps of the turn's usage: tokens, and cache reads / writes."""
+        return {**self.usage, **self.cache}
 
 
 def _final_text(parts: list[str]) -> str:
@@ -131,10 +137,11 @@ class Agent:
         self._fitter = fitter
         self._pre_hook, self._post_hook = pre_hook, post_hook
 
-    async def run_turn(self, user_text: str) -> AsyncGenerator[TurnEvent, None]:
-        """Run one user turn, yielding its events as they happen."""
+    async def run_turn(self, user_text: str, images: Sequence[ImageBlock] = ()
+                       ) -> AsyncGenerator[TurnEvent, None]:
+        """Run one user turn (with ``images`` attached), yielding its events."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        worker = asyncio.create_task(self._turn(user_text, queue.put_nowait))
+        worker = asyncio.create_task(self._turn(user_text, list(images), queue.put_nowait))
         worker.add_done_callback(lambda _task: queue.put_nowait(_DONE))
         try:
             while (event := await queue.get()) is not _DONE:
@@ -147,14 +154,17 @@ class Agent:
 
     # -- one turn -------------------------------------------------------------
 
-    async def _turn(self, user_text: str, emit: Callable[[TurnEvent], None]) -> None:
+    async def _turn(self, user_text: str, images: list[ImageBlock],
+                    emit: Callable[[TurnEvent], None]) -> None:
         counter = itertools.count()
         state = _TurnState()
         self._repair_if_needed()
         self._recorder.begin_turn(user_text)  # creates a new session: its id goes out first
         session_id = getattr(self._recorder, "session_id", None) or self.options.session_id
         emit(TurnStart(self.options.model, session_id))
-        self._append("user", [TextBlock(user_text)])
+        for image in images:  # stored by reference, before the first request (step 0)
+            self._recorder.add_block(image, 0)
+        self._append("user", [TextBlock(user_text), *images])
         stop: StopReason = "stop"
         try:
             for _round in range(self.options.max_iterations):
@@ -167,7 +177,7 @@ class Agent:
                 emit(ErrorEvent(f"stopped after {self.options.max_iterations} tool rounds "
                                 "(max_iterations); the partial answer is kept", "max_iterations"))
         except asyncio.CancelledError:
-            self._recorder.finish_turn("cancelled", state.usage, state.cost)
+            self._recorder.finish_turn("cancelled", state.recorded_usage(), state.cost)
             raise
         except ProviderError as exc:
             stop = "error"
@@ -177,7 +187,7 @@ class Agent:
             emit(ErrorEvent(redact(f"{exc}{detail}"), type(exc).__name__))
         if stop == "length":
             emit(Notice("the answer was cut: the model reached its output limit (max_tokens)"))
-        self._recorder.finish_turn(stop, state.usage, state.cost)
+        self._recorder.finish_turn(stop, state.recorded_usage(), state.cost)
         emit(TurnComplete(stop, _final_text(state.text), dict(state.usage)))
 
     def _stop_for(self, finish: Finish, state: _TurnState,
@@ -305,6 +315,8 @@ class Agent:
             self._fitter.observe_usage(usage.input_tokens)
         state.usage["input_tokens"] += usage.input_tokens
         state.usage["output_tokens"] += usage.output_tokens
+        state.cache["cache_read_tokens"] += usage.cache_read_tokens
+        state.cache["cache_write_tokens"] += usage.cache_write_tokens
         if cost is not None:
             state.cost = (state.cost or 0.0) + cost
         emit(UsageEvent(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,

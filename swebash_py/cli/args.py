@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("-s", "--shell", dest="shell_mode", action="store_true",
         help="ask for one shell command, then run / edit / describe it")
     add("--explain", action="store_true", help="explain a shell command in a few lines")
+    add("-i", "--image", metavar="FILE", action="append", dest="images", default=[],
+        help="attach an image (png, jpeg, gif, webp); repeatable")
     add("--debug", action="store_true", help="show full tracebacks and provider details")
     add("--trust", action="store_true",
         help="use this folder's .swebash/ settings without asking")
@@ -81,4 +83,5 @@ def parse_question_args(args: list[str]) -> Invocation:
         approval="yolo" if ns.yes else ns.approval, json_output=ns.json_output,
         continue_last=ns.continue_last, session=ns.session, no_tools=ns.no_tools,
         shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
-        show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox, trust=ns.trust)
+        show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox, trust=ns.trust,
+        images=ns.images)

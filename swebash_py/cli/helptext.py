@@ -25,6 +25,7 @@ Options:
   --no-tools             plain chat: offer no tools to the model
   -s, --shell            ask for one shell command, then run / edit / describe it
   --explain              explain a shell command in a few lines
+  -i, --image FILE       attach an image (png, jpeg, gif, webp); repeatable
   --debug                show full tracebacks and provider details
   --trust                use this folder's .swebash/ settings without asking
   -V, --version          print the version and exit
@@ -40,6 +41,7 @@ Commands:
   config trust list|revoke PATH               trusted project folders
   sync [--status|--verify]                    upload to the team store now
   audit [--host H] [--user U] [--since WHEN]  every tool call and who allowed it
+  shell-init bash|zsh|fish [--key KEY]        a key binding: wish on the line -> command
   help                                        this help
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -23,6 +23,7 @@ class Invocation:
     show_version: bool = False
     show_help: bool = False
     trust: bool = False  # use this folder's .swebash/ settings without asking
+    images: list[str] = field(default_factory=list)  # files to attach to the question
 
     def setting_flags(self) -> dict[str, Any]:
         """The flags that override configuration keys."""

@@ -20,7 +20,7 @@ from swebash_py.cli.helptext import top_level_help
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
 SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "sync",
-               "audit")  # the words typer handles
+               "audit", "shell-init")  # the words typer handles
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol, TextIO
 
 from swebash_py.agent.consume import consume
@@ -25,12 +25,14 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 
     invocation.no_tools = True
     answer: list[str] = []
+    # `$(ai -s ...)`, the shell-init binding, no terminal to offer on: the bare command
+    bare = not (sys.stdout.isatty() and sys.stdin.isatty()) and not invocation.json_output
     code = asyncio.run(run_oneshot(settings, invocation, shell_helper.shell_question(task),
-                                   notes, collect=answer, hide_text=True))
+                                   notes, collect=answer, hide_text=True, quiet=bare))
     command = shell_helper.extract_command("".join(answer))
     if code or not command:
         return code
-    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+    if bare:
         shell_helper.print_bare_command(command)
         return 0
     show = True
@@ -51,11 +53,14 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                       notes: list[str], collect: list[str] | None = None,
-                      hide_text: bool = False) -> int:
-    """Answer one question, streaming; returns the exit code."""
+                      hide_text: bool = False, quiet: bool = False) -> int:
+    """Answer one question, streaming; returns the exit code. ``quiet`` renders
+    nothing (the caller prints what it collected); errors still go to stderr."""
     from swebash_py.build import build_session
+    from swebash_py.images import attach
 
-    renderer = _make_renderer(invocation)
+    images = [attach(path) for path in invocation.images]  # a bad one: nothing is sent
+    renderer: Renderer = _Quiet() if quiet else _make_renderer(invocation)
     session = build_session(settings, resume=invocation.session,
                             continue_last=invocation.continue_last,
                             no_tools=invocation.no_tools, debug=invocation.debug,
@@ -72,7 +77,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     unsaved = False
     done = None
     piped_away: int | None = None
-    turn = session.agent.run_turn(question)
+    turn = session.agent.run_turn(question, images)
     try:
         for note in notes:
             renderer.handle(Notice(note))
@@ -124,6 +129,19 @@ def _make_renderer(invocation: Invocation) -> Renderer:
     # In plain mode (output piped or redirected) tool lines and notes go to
     # stderr, so `ai "q" > answer.md` holds only the answer.
     return make_renderer(status=Console(stderr=True))
+
+
+class _Quiet:
+    """A renderer that shows nothing."""
+
+    def handle(self, event: TurnEvent) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def suspend(self) -> AbstractContextManager[object]:
+        return nullcontext()
 
 
 class _TextSink:

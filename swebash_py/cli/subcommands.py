@@ -25,6 +25,7 @@ def _register_subcommands() -> None:
         mcp_cmd,
         sessions_cmd,
         sync_cmd,
+        shell_init_cmd,
         tools_cmd,
         trust_cmd,
         undo_cmd,
@@ -39,6 +40,7 @@ def _register_subcommands() -> None:
     app.command("doctor")(doctor_cmd.doctor)
     app.command("sync")(sync_cmd.sync)
     app.command("audit")(audit_cmd.audit)
+    app.command("shell-init")(shell_init_cmd.shell_init)
 
 
 def run(args: list[str]) -> None:

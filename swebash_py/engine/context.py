@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from swebash_py.engine.messages import (
     Block,
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
@@ -30,7 +31,7 @@ from swebash_py.engine.messages import (
     ToolUseBlock,
     json_object,
 )
-from swebash_py.engine.tokens import TokenCounter, chars_for_tokens, estimate_text
+from swebash_py.engine.tokens import IMAGE_TOKENS, TokenCounter, chars_for_tokens, estimate_text
 
 SUMMARY_PREFIX = "[Summary of the earlier conversation]\n"
 SUMMARY_END = "\n[End of summary]"
@@ -340,6 +341,8 @@ def _block_size(block: Block) -> int:
         return estimate_text(block.content)
     if isinstance(block, ToolUseBlock):
         return estimate_text(block.arguments)
+    if isinstance(block, ImageBlock):
+        return IMAGE_TOKENS
     return estimate_text(block.text)
 
 
@@ -350,6 +353,8 @@ def _shorten_block(block: Block, tokens: int) -> Block:
         return replace(block, arguments=_shorten_arguments(block.arguments, tokens))
     if isinstance(block, ThinkingBlock):  # a cut thinking block's signature is void
         return ThinkingBlock(shorten_text(block.text, tokens), None)
+    if isinstance(block, ImageBlock):  # an image cannot be cut: it goes, a note stays
+        return TextBlock("[an attached image was left out to fit the context window]")
     return replace(block, text=shorten_text(block.text, tokens))
 
 

@@ -64,7 +64,21 @@ class ToolResultBlock:
     kind: Literal["tool_result"] = "tool_result"
 
 
-Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock
+@dataclass
+class ImageBlock:
+    """An image the user attached: ``data`` is base64; ``sha256`` names the
+    content-addressed copy in the data dir, which is what the store keeps."""
+
+    media_type: str  # image/png, image/jpeg, image/gif, image/webp
+    sha256: str
+    data: str = field(repr=False, default="")
+    kind: Literal["image"] = "image"
+
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.data}"
+
+
+Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock
 
 
 @dataclass
@@ -86,3 +100,6 @@ class Message:
 
     def tool_results(self) -> list[ToolResultBlock]:
         return [b for b in self.blocks if isinstance(b, ToolResultBlock)]
+
+    def images(self) -> list[ImageBlock]:
+        return [b for b in self.blocks if isinstance(b, ImageBlock)]

@@ -20,6 +20,7 @@ import weakref
 from collections.abc import Callable, Iterable
 
 from swebash_py.engine.messages import (
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
@@ -38,6 +39,7 @@ _SAFETY = 1.05
 
 MESSAGE_OVERHEAD = 4  # role and framing of one message
 BLOCK_OVERHEAD = 3  # a content part
+IMAGE_TOKENS = 1600  # an attached image (Anthropic: about w*h/750, ~1600 at the usual size)
 TOOL_OVERHEAD = 12  # id, name and framing of a tool call or result
 
 FACTOR_MIN = 0.7
@@ -79,6 +81,8 @@ def block_tokens(block: object) -> int:
         return TOOL_OVERHEAD + estimate_text(block.name) + estimate_text(block.arguments)
     if isinstance(block, ToolResultBlock):
         return TOOL_OVERHEAD + estimate_text(block.content)
+    if isinstance(block, ImageBlock):
+        return IMAGE_TOKENS
     return BLOCK_OVERHEAD
 
 

@@ -29,6 +29,7 @@ from swebash_py.events import (
     ToolCallStart,
     UsageReport,
 )
+from swebash_py.provider import caching
 from swebash_py.provider.base import ChatRequest, ToolSpec
 from swebash_py.provider.finish import normalize
 
@@ -52,6 +53,7 @@ def build_request(request: ChatRequest, model: str) -> dict[str, Any]:
         body["tools"] = [tool_spec(t) for t in request.tools]
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    caching.mark_anthropic_body(body, request.messages)
     return body
 
 
@@ -66,6 +68,8 @@ def convert_message(message: Message) -> dict[str, Any]:
         content = [c for b in message.blocks if (c := _assistant_block(b)) is not None]
     else:
         content = [_tool_result(b) for b in message.tool_results()]
+        content += [{"type": "image", "source": {"type": "base64", "media_type": b.media_type,
+                                                  "data": b.data}} for b in message.images()]
         content += [{"type": "text", "text": b.text} for b in message.blocks
                     if isinstance(b, TextBlock) and b.text]
     return {"role": message.role, "content": content}
@@ -176,7 +180,9 @@ class AnthropicParser:
 
     def _usage_report(self) -> UsageReport:
         u = self.usage
-        return UsageReport(input_tokens=u.get("input_tokens", 0),
+        read, write = u.get("cache_read_input_tokens", 0), u.get("cache_creation_input_tokens", 0)
+        # Anthropic's input_tokens leaves out what was read from or written to the
+        # cache; ours is the whole prompt (as OpenAI's prompt_tokens is).
+        return UsageReport(input_tokens=u.get("input_tokens", 0) + read + write,
                            output_tokens=u.get("output_tokens", 0),
-                           cache_read_tokens=u.get("cache_read_input_tokens", 0),
-                           cache_write_tokens=u.get("cache_creation_input_tokens", 0))
+                           cache_read_tokens=read, cache_write_tokens=write)

@@ -58,6 +58,9 @@ def error_for_status(status: int, message: str, retry_after: float | None = None
     if status in (400, 413, 422):
         if context or is_context_message(message):
             return ContextTooLong(f"context too long: {detail}", status=status)
+        if "image" in message.lower() or "vision" in message.lower():
+            return BadRequest(f"{provider} did not take the image (a model without vision, "
+                              f"or an image it refuses): {detail}", status=status)
         return BadRequest(f"bad request: {detail}", status=status)
     if status in (401, 403):
         return AuthenticationFailed(f"authentication failed: {detail}", status=status)

@@ -25,7 +25,7 @@ from swebash_py.errors import (
     StreamStalled,
 )
 from swebash_py.events import ProviderEvent, RedactedThinking, ThinkingSignature
-from swebash_py.provider import openai_wire
+from swebash_py.provider import caching, openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.idle import idle_limited
 from swebash_py.provider.litellm_errors import map_exception
@@ -130,6 +130,8 @@ class LiteLLMBackend:
         if request.tools:
             kwargs["tools"] = [openai_wire.tool_spec(tool) for tool in request.tools]
             kwargs["_skip_mcp_handler"] = True  # litellm 1.106.2 bug, see LITELLM.md
+            if caching.wants_caching(request.model):
+                kwargs["tools"][-1]["cache_control"] = dict(caching.EPHEMERAL)
         optional = {"temperature": request.temperature, "max_tokens": request.max_tokens,
                     "api_base": request.api_base, "api_key": request.api_key}
         kwargs.update({k: v for k, v in optional.items() if v is not None})
@@ -140,10 +142,17 @@ def build_messages(request: ChatRequest) -> list[dict[str, Any]]:
     """OpenAI-shaped messages, with Anthropic thinking blocks (and their
     signatures) carried the way litellm expects them."""
     messages: list[dict[str, Any]] = []
+    cache = caching.wants_caching(request.model)
     if request.system:
-        messages.append({"role": "system", "content": request.system})
-    for message in request.messages:
+        system: dict[str, Any] = {"role": "system", "content": request.system}
+        if cache:
+            caching.mark_openai_message(system)
+        messages.append(system)
+    marked = set(caching.boundaries(request.messages)) if cache else set()
+    for index, message in enumerate(request.messages):
         converted = openai_wire.convert_message(message)
+        if index in marked:
+            caching.mark_openai_message(converted[-1])
         thinking = [_thinking_block(b) for b in message.blocks
                     if isinstance(b, ThinkingBlock) and (b.signature or b.redacted_data)]
         if thinking and message.role == "assistant":

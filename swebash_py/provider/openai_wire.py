@@ -63,7 +63,11 @@ def convert_message(message: Message) -> list[dict[str, Any]]:
         return [_assistant(message)]
     out: list[dict[str, Any]] = [_tool_message(b) for b in message.tool_results()]
     text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
-    if text or not out:
+    if images := message.images():
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        parts += [{"type": "image_url", "image_url": {"url": b.data_url()}} for b in images]
+        out.append({"role": "user", "content": parts})
+    elif text or not out:
         out.append({"role": "user", "content": text})
     return out
 
@@ -232,10 +236,15 @@ def _part_text(value: Any) -> str:
 
 
 def _usage(usage: dict[str, Any]) -> UsageReport:
+    """OpenAI's automatic caching reports ``prompt_tokens_details.cached_tokens``;
+    litellm adds Anthropic's ``cache_read/creation_input_tokens`` (all inside
+    ``prompt_tokens``)."""
     details = usage.get("prompt_tokens_details") or {}
     return UsageReport(input_tokens=usage.get("prompt_tokens") or 0,
                        output_tokens=usage.get("completion_tokens") or 0,
-                       cache_read_tokens=details.get("cached_tokens") or 0)
+                       cache_read_tokens=(details.get("cached_tokens")
+                                          or usage.get("cache_read_input_tokens") or 0),
+                       cache_write_tokens=usage.get("cache_creation_input_tokens") or 0)
 
 
 def _error_text(error: Any) -> str:

@@ -239,7 +239,7 @@ class SlashCommands:
             self.repl.say("no tokens used yet", "dim")
             return
         for turn in self.repl.store.turns(session_id):
-            self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in, "
+            self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in{cache_words(turn)}, "
                           f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
         usage = self.repl.store.session_usage(session_id)
         tokens_in, tokens_out, cost = usage.input_tokens, usage.output_tokens, usage.cost
@@ -259,7 +259,7 @@ class SlashCommands:
         from swebash_py.store.ids import shortest_unique
 
         short = shortest_unique(self.repl.store.session_ids()).get(session_id, session_id)
-        self.repl.say(f"session {short}: {tokens_in:,} tokens in, "
+        self.repl.say(f"session {short}: {tokens_in:,} tokens in{cache_words(usage)}, "
                       f"{tokens_out:,} out, cost {shown}")
 
 
@@ -277,6 +277,14 @@ class SlashCommands:
         from swebash_py.repl.undo import ps
 
         await ps(self.repl, arg)
+
+
+def cache_words(usage: Any) -> str:
+    """' (1,200 cache reads, 300 cache writes)' for what the prompt cache did; '' if nothing."""
+    read, write = usage.cache_read_tokens, usage.cache_write_tokens
+    if not (read or write):
+        return ""
+    return f" ({read:,} cache reads, {write:,} cache writes)"
 
 
 def format_cost(cost: float | None, turn: object) -> str:

@@ -23,12 +23,14 @@ from swebash_py import shell_helper, stopsignals
 from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
-from swebash_py.errors import SwebashError
+from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
+from swebash_py.images import attach, attach_mentions
 from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
 from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
+from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from swebash_py.approvals.decision import PendingCall, Verdict
     from swebash_py.build import Session
     from swebash_py.engine.fitting import ContextFitter
+    from swebash_py.engine.messages import ImageBlock
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
@@ -98,6 +101,7 @@ class Repl:
             # A terminal that does not answer cursor-position requests works all
             # the same (no bottom toolbar); prompt-toolkit's warning is noise there.
             each.app.renderer.cpr_not_supported_callback = None
+        self.attention = Attention(settings, self.prompt.input)
         self._session: Session | None = None
         self._ask_lock = asyncio.Lock()
         self.commands = SlashCommands(self)
@@ -307,7 +311,15 @@ class Repl:
         if line.startswith("?"):
             await self._guarded(self._suggest(line[1:].strip()))
             return None
-        await self._guarded(self._turn(line))
+        try:
+            line, attached = attach_mentions(line, self.settings.workspace)
+            if self.invocation.images:  # `ai -i shot.png`: goes with the first question
+                attached = [*map(attach, self.invocation.images), *attached]
+                self.invocation.images = []
+        except ImageError as exc:  # nothing is sent; the line is in the history to fix
+            self.say(f"ai: {exc}", "bold red")
+            return None
+        await self._guarded(self._turn(line, images=attached))
         return None
 
     async def _guarded(self, work: Any) -> object:
@@ -342,7 +354,8 @@ class Repl:
         return None
 
     async def _turn(self, text: str, collect: list[str] | None = None,
-                    hide_text: bool = False) -> None:
+                    hide_text: bool = False,
+                    images: list[ImageBlock] | None = None) -> None:
         text = self._attach_mentions(text)
         if self.pending_context:  # after the question: the question names the session
             text = "\n\n".join([text, *self.pending_context])
@@ -358,7 +371,8 @@ class Repl:
 
         try:
             sink = shell_helper.HideAnswerText(self.renderer) if hide_text else self.renderer
-            done = await consume(self.agent.run_turn(text), sink, on_error)
+            with self.attention.turn():
+                done = await consume(self.agent.run_turn(text, images or []), sink, on_error)
         finally:
             self.renderer.close()
         if collect is not None and done is not None:
@@ -453,7 +467,7 @@ class Repl:
         from swebash_py.ui.question import prompt_for, question_renderable
 
         async with self._ask_lock:  # one question at a time, whatever asks
-            with self.renderer.suspend():  # nothing else draws while it is open
+            with self.renderer.suspend(), self.attention.question():
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
                     line = await self.read_line(prompt_for(self.console.width, pending))

@@ -86,7 +86,8 @@ class StoreRecorder:
     def finish_turn(self, stop_reason: str, usage: dict[str, int], cost: float | None) -> None:
         if self._turn_id is not None:
             self._safely(self.store.finish_turn, self._turn_id, stop_reason,
-                         usage.get("input_tokens", 0), usage.get("output_tokens", 0), cost)
+                         usage.get("input_tokens", 0), usage.get("output_tokens", 0), cost,
+                         usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0))
             self._turn_id = None
 
     def take_problem(self) -> StorageError | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from swebash_py.engine.messages import (
     Block,
+    ImageBlock,
     Message,
     Role,
     TextBlock,
@@ -37,6 +38,8 @@ class SessionUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = 0.0  # None: some turn used a model whose price is unknown
+    cache_read_tokens: int = 0  # of input_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of input_tokens: written to it
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,11 @@ class BlockRecord:
 
     def to_block(self) -> Block:
         return row_to_block(self.type, self.text, self.data)
+
+    @property
+    def is_image(self) -> bool:
+        """An attached image (the user's), stored by reference."""
+        return isinstance((self.data or {}).get("image"), dict)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,8 @@ class TurnRecord:
     cost: float | None
     blocks: list[BlockRecord] = field(default_factory=list)
     rewound: float | None = None  # taken back by /rewind: no longer sent to the model
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 def make_title(text: str) -> str | None:
@@ -80,6 +90,11 @@ def block_to_row(block: Block, step: int | None = None) -> tuple[str, str, str |
     extra: dict[str, Any] = {} if step is None else {"step": step}
     if isinstance(block, TextBlock):
         return "text", redact(block.text), json.dumps(extra) if extra else None
+    if isinstance(block, ImageBlock):  # by reference: the bytes live in the images dir
+        from swebash_py.images import placeholder
+
+        ref = {"media_type": block.media_type, "sha256": block.sha256}
+        return "text", placeholder(block), json.dumps({"image": ref, **extra})
     if isinstance(block, ThinkingBlock):
         meta = {"signature": block.signature, **extra}
         if block.redacted_data is not None:
@@ -114,6 +129,10 @@ def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Blo
     if block_type == "tool_result":
         return ToolResultBlock(str(data.get("call_id", "")), str(data.get("name", "")), text,
                                bool(data.get("is_error", False)))
+    if isinstance(ref := data.get("image"), dict):
+        from swebash_py.images import load
+
+        return load(str(ref.get("media_type", "")), str(ref.get("sha256", "")))
     return TextBlock(text)
 
 

@@ -157,7 +157,14 @@ INSERT INTO outbox (kind, uid)
     SELECT 'rewind', uid FROM turns WHERE rewound IS NOT NULL ORDER BY rewound, id;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS]
+# v6: prompt-cache tokens per turn (of input_tokens: read from / written to the
+# provider's cache), for /cost.
+V_CACHE_TOKENS = """
+ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS, V_CACHE_TOKENS]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

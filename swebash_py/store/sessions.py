@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from swebash_py.engine.context import repair
-from swebash_py.engine.messages import Block, Message, Role, ToolResultBlock
+from swebash_py.engine.messages import Block, ImageBlock, Message, Role, ToolResultBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import SessionGone, UsageError
 from swebash_py.paths import ensure_data_dir
@@ -217,11 +217,14 @@ class Store(FileChangesMixin, TeamRecordsMixin):
                        " (SELECT session_id FROM turns WHERE id = ?)", (now, turn_id))
 
     def finish_turn(self, turn_id: int, stop_reason: str, input_tokens: int = 0,
-                    output_tokens: int = 0, cost: float | None = None) -> None:
+                    output_tokens: int = 0, cost: float | None = None,
+                    cache_read_tokens: int = 0, cache_write_tokens: int = 0) -> None:
         with self._write_queued() as db:
             db.execute("UPDATE turns SET completed = ?, stop_reason = ?, input_tokens = ?,"
-                       " output_tokens = ?, cost = ? WHERE id = ?",
-                       (time.time(), stop_reason, input_tokens, output_tokens, cost, turn_id))
+                       " output_tokens = ?, cost = ?, cache_read_tokens = ?,"
+                       " cache_write_tokens = ? WHERE id = ?",
+                       (time.time(), stop_reason, input_tokens, output_tokens, cost,
+                        cache_read_tokens, cache_write_tokens, turn_id))
             queue_select(db, "outcome", "SELECT uid FROM turns WHERE id = ?", (turn_id,))
 
     # ---------------------------------------------------------------- reading
@@ -230,7 +233,8 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         rows = self._read(
             "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
             " t.input_tokens, t.output_tokens, t.cost,"
-            " b.block_type, b.text, b.json, b.created, t.rewound"
+            " b.block_type, b.text, b.json, b.created, t.rewound,"
+            " t.cache_read_tokens, t.cache_write_tokens"
             " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
             " WHERE t.session_id = ? ORDER BY t.seq, b.seq", (session_id,))
         turns: list[TurnRecord] = []
@@ -238,7 +242,9 @@ class Store(FileChangesMixin, TeamRecordsMixin):
             if not turns or turns[-1].id != r[0]:
                 turns.append(TurnRecord(int(r[0]), int(r[1]), str(r[2]), float(r[3]),
                                         _float(r[4]), _str(r[5]), int(r[6]), int(r[7]),
-                                        _float(r[8]), rewound=_float(r[13])))
+                                        _float(r[8]), rewound=_float(r[13]),
+                                        cache_read_tokens=int(r[14]),
+                                        cache_write_tokens=int(r[15])))
             if r[9] is not None:
                 turns[-1].blocks.append(BlockRecord(str(r[9]), str(r[10]),
                                                     parse_json(_str(r[11])), float(r[12])))
@@ -279,7 +285,7 @@ class Store(FileChangesMixin, TeamRecordsMixin):
                 msgs.append(Message.user(turn.user_text))
             blocks = turn.blocks[after_block:] if resumed_here else turn.blocks
             for rec in in_request_order(blocks):
-                _append_block(msgs, rec.to_block())
+                _append_block(msgs, rec.to_block(), user_side=rec.is_image)
         return repair(msgs)
 
     def session_usage(self, session_id: str) -> SessionUsage:
@@ -287,11 +293,12 @@ class Store(FileChangesMixin, TeamRecordsMixin):
             "SELECT COUNT(*), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),"
             " COALESCE(SUM(cost), 0.0),"
             " SUM(CASE WHEN cost IS NULL AND (input_tokens > 0 OR output_tokens > 0)"
-            "     THEN 1 ELSE 0 END)"
+            "     THEN 1 ELSE 0 END),"
+            " COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_write_tokens), 0)"
             " FROM turns WHERE session_id = ?", (session_id,))[0]
         unknown = bool(row[4])
         return SessionUsage(int(row[0]), int(row[1]), int(row[2]),
-                            None if unknown else float(row[3]))
+                            None if unknown else float(row[3]), int(row[5]), int(row[6]))
 
     def export(self, session_id: str, fmt: Literal["markdown", "json"] = "markdown") -> str:
         info = self.get_session(session_id)
@@ -303,8 +310,10 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         return exporter.to_markdown(info, turns)
 
 
-def _append_block(msgs: list[Message], block: Block) -> None:
-    role: Role = "user" if isinstance(block, ToolResultBlock) else "assistant"
+def _append_block(msgs: list[Message], block: Block, user_side: bool = False) -> None:
+    """``user_side``: the row was the user's (an image, or the note for a lost one)."""
+    user = user_side or isinstance(block, ToolResultBlock | ImageBlock)
+    role: Role = "user" if user else "assistant"
     if msgs and msgs[-1].role == role:
         msgs[-1].blocks.append(block)
     else:

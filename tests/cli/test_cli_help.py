@@ -19,7 +19,7 @@ from tests.e2e.conftest import run_ai
 EXPECTED_OPTIONS = {"-m", "--model", "--api-base", "--approval", "-y", "--yes", "--json",
                     "-c", "--continue", "--session", "--no-tools", "-s", "--shell",
                     "--explain", "--debug", "--trust", "-V", "--version", "-h", "--help",
-                    "--sandbox"}
+                    "--sandbox", "-i", "--image"}
 
 
 def parser_options(parser: argparse.ArgumentParser) -> set[str]:

@@ -21,11 +21,11 @@ from tests.fakeprovider import FakeProvider, Reply
 
 
 async def drive(fp: FakeProvider, lines: list[str], capsys: pytest.CaptureFixture[str],
-                model: str = "openai/x") -> str:
+                model: str = "openai/x", invocation: Invocation | None = None) -> str:
     """Run the REPL on ``lines`` (then /exit); returns what it printed."""
     settings = load_settings({"model": model, "api_base": fp.url})
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        repl = Repl(settings, Invocation())
+        repl = Repl(settings, invocation or Invocation())
         pipe.send_text("".join(f"{line}\n" for line in [*lines, "/exit"]))
         assert await repl.run() == 0
     return capsys.readouterr().out
@@ -104,3 +104,45 @@ async def test_cost_counts_the_compaction_request(fake_provider: FakeProvider,
     out = await drive(fake_provider, ["first", "second", "/compact", "/cost"], capsys)
     assert "compaction (1 request): 300 in, 40 out" in out
     assert "450 tokens in, 65 out" in out  # turns and the summary together
+
+
+async def test_cost_shows_cache_reads_and_writes(fake_provider: FakeProvider,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    fake_provider.queue(Reply(text="Cached.", usage=(5000, 20), cache_read=3000,
+                              cache_write=1500),
+                        Reply(text="Plain.", usage=(100, 20)))
+    out = await drive(fake_provider, ["a long question", "another", "/cost"], capsys,
+                      model="anthropic/claude-x")
+    assert "turn 1: 5,000 in (3,000 cache reads, 1,500 cache writes), 20 out" in out
+    assert "turn 2: 100 in, 20 out" in out  # nothing cached: nothing said
+    flat = " ".join(out.split())  # the console wraps long lines
+    assert "5,100 tokens in (3,000 cache reads, 1,500 cache writes), 40 out" in flat
+
+
+async def test_at_image_attaches_it(fake_provider: FakeProvider, workspace: object,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.test_images import PNG, PNG_B64
+
+    (workspace / "shot.png").write_bytes(PNG)  # type: ignore[operator]
+    (workspace / "notes.png").write_bytes(b"not an image")  # type: ignore[operator]
+    fake_provider.queue(Reply(text="A dot."))
+    out = await drive(fake_provider, ["what is @notes.png", "what is @shot.png"], capsys)
+    assert "ai: cannot attach" in out and "not a png, jpeg, gif or webp image" in out
+    assert len(fake_provider.requests) == 1  # the bad one sent nothing
+    content = fake_provider.requests[0].body["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "what is shot.png"}
+    assert content[1]["image_url"]["url"].endswith(PNG_B64)
+
+
+async def test_image_flag_goes_with_the_first_question(
+        fake_provider: FakeProvider, workspace: object,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.e2e.test_images import PNG, PNG_B64
+
+    (workspace / "shot.png").write_bytes(PNG)  # type: ignore[operator]
+    fake_provider.queue(Reply(text="A dot."), Reply(text="Still a dot."))
+    await drive(fake_provider, ["what is it", "and now"], capsys,
+                invocation=Invocation(images=["shot.png"]))
+    first, second = (r.body["messages"] for r in fake_provider.requests)
+    assert first[-1]["content"][1]["image_url"]["url"].endswith(PNG_B64)
+    assert second[-1]["content"] == "and now"  # once, not with every question

@@ -1,0 +1,134 @@
+"""Images attached to a question (``-i/--image FILE``, ``@shot.png`` in the REPL).
+
+An image is read, its type told from its first bytes (png, jpeg, gif, webp),
+downscaled with Pillow (imported only then) when it is larger than providers
+take, and kept content-addressed in ``<data dir>/images/<sha256>.<ext>``: the
+session store keeps only that name, and resuming reads the file back.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import re
+from pathlib import Path
+
+from swebash_py.engine.messages import ImageBlock, TextBlock
+from swebash_py.errors import ImageError
+
+MAX_BYTES = 3_750_000  # Anthropic takes 5 MB of base64 per image: 3.75 MB of bytes
+MAX_SIDE = 8000  # pixels; Anthropic refuses larger
+FIT_SIDE = 2048  # a downscaled image's longer side
+MAX_INPUT_BYTES = 50_000_000  # not even worth decoding past this
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
+              "image/webp": "webp"}
+_MENTION = re.compile(r"(?<!\S)@(\S+\.(?:png|jpe?g|gif|webp))(?!\S)", re.IGNORECASE)
+
+
+def sniff(data: bytes) -> str | None:
+    """The media type told by the first bytes, or None when not one we send."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def images_dir() -> Path:
+    from swebash_py.paths import data_dir
+
+    return data_dir() / "images"
+
+
+def attach(path: Path | str) -> ImageBlock:
+    """The image at ``path`` as a block, stored in the data dir (ImageError if not)."""
+    path = Path(path).expanduser()
+    try:
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise ImageError(f"cannot attach {path}: {size / 1e6:.0f} MB is too large")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ImageError(f"cannot attach {path}: {exc.strerror or exc}") from exc
+    media_type = sniff(data)
+    if media_type is None:
+        raise ImageError(f"cannot attach {path}: not a png, jpeg, gif or webp image")
+    if len(data) > MAX_BYTES:
+        data, media_type = downscale(data, path)
+    return store(data, media_type)
+
+
+def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
+    """A smaller copy that fits ``MAX_BYTES`` (png stays png when it can; else jpeg)."""
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise ImageError(f"cannot attach {path}: {len(data) / 1e6:.1f} MB is over the "
+                         f"{MAX_BYTES / 1e6:.2f} MB providers take, and Pillow (to make it "
+                         "smaller) is not installed") from exc
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            img.load()
+            img.thumbnail((FIT_SIDE, FIT_SIDE))
+            for fmt in ("PNG", "JPEG"):
+                out = io.BytesIO()
+                frame = img.convert("RGB") if fmt == "JPEG" and img.mode != "RGB" else img
+                frame.save(out, format=fmt, **({"quality": 85} if fmt == "JPEG" else {}))
+                if out.tell() <= MAX_BYTES:
+                    return out.getvalue(), f"image/{fmt.lower()}"
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise ImageError(f"cannot attach {path}: cannot read the image: {exc}") from exc
+    raise ImageError(f"cannot attach {path}: still over {MAX_BYTES / 1e6:.2f} MB "
+                     "after downscaling")
+
+
+def store(data: bytes, media_type: str) -> ImageBlock:
+    """Keep ``data`` under its hash in the images dir (once); the block for it."""
+    from swebash_py.atomic import write_atomic
+
+    digest = hashlib.sha256(data).hexdigest()
+    target = images_dir() / f"{digest}.{EXTENSIONS[media_type]}"
+    if not target.exists():
+        write_atomic(target, data, new_mode=0o600)
+    return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"))
+
+
+def load(media_type: str, digest: str) -> ImageBlock | TextBlock:
+    """The stored image as a block; a text note when its file is gone."""
+    name = f"{digest}.{EXTENSIONS.get(media_type, 'bin')}"
+    try:
+        data = (images_dir() / name).read_bytes()
+    except OSError:
+        return TextBlock(f"[an image was attached here; its file {name} is gone]")
+    return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"))
+
+
+def placeholder(block: ImageBlock) -> str:
+    """How an image shows in text (exports, the stored row)."""
+    return f"[image {block.sha256[:12]}.{EXTENSIONS.get(block.media_type, 'bin')}]"
+
+
+def attach_mentions(text: str, cwd: Path) -> tuple[str, list[ImageBlock]]:
+    """The text with its ``@image`` words attached (ImageError for a bad one)."""
+    text, paths = split_mentions(text, cwd)
+    return text, [attach(path) for path in paths]
+
+
+def split_mentions(text: str, cwd: Path | None = None) -> tuple[str, list[Path]]:
+    """``@name.png`` words naming existing files: the paths, and the text with
+    each such word left as the bare name (other ``@words`` are untouched)."""
+    found: list[Path] = []
+
+    def take(match: re.Match[str]) -> str:
+        path = (cwd or Path.cwd()) / Path(match.group(1)).expanduser()
+        if not path.is_file():
+            return match.group(0)
+        found.append(path)
+        return match.group(1)
+
+    return _MENTION.sub(take, text), found
