@@ -28,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from swebash_py.sandbox.values import secret_bytes
 from swebash_py.tools.proc import CHUNK, Capture, kill_group_tree, signal_group
 
 # (argv, cwd, env[, pass_fds]) -> the process
@@ -99,9 +100,13 @@ class Job:
         return self.ended is None
 
     def take(self) -> tuple[str, int]:
-        """The output since the last call, and how many bytes that was."""
-        text, size = self.fresh.text(), self.fresh.total
+        """The output since the last call, and how many bytes that was. While the
+        command runs, an end that could be the start of a secret value waits for
+        the next call (the value is redacted whole, never shown in two pieces)."""
+        held = self.fresh.hold_back(secret_bytes()) if self.running else b""
+        text, size = self.fresh.text(), self.fresh.total - len(held)
         self.fresh = Capture(self.head, self.tail)
+        self.fresh.add(held)
         return text, size
 
     def status(self) -> str:
