@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import re
+import sys
 
+from swebash_py.sandbox import seccomp
 from swebash_py.sandbox.policy import SandboxPolicy
 
 _DENIED = re.compile(
@@ -26,9 +28,15 @@ def status_note(policy: SandboxPolicy) -> str:
     """One line (≤120 chars) saying where the command ran."""
     write = "workspace writable" if policy.mode == "workspace-write" else "read-only"
     net = "IP network on" if policy.network else "no network"
-    line = (f"[sandbox: {write}, {net}, no unix sockets, own processes only; "
+    line = (f"[sandbox: {write}, {net}, {_unix_sockets()}, own processes only; "
             "host state needs escalate: true]")
     return line[:120]
+
+
+def _unix_sockets() -> str:
+    """Seatbelt denies them; on Linux the seccomp filter does, where it knows the arch."""
+    return ("no unix sockets" if sys.platform == "darwin" or seccomp.supported()
+            else "unix sockets open")
 
 
 def access_note(output: str, policy: SandboxPolicy) -> str | None:

@@ -154,3 +154,13 @@ def test_run_command_tells_the_model_about_the_isolation() -> None:
     for words in ("sandbox", "processes", "ports", "no network", "escalate: true"):
         assert words in text
     assert "escalate" in spec.parameters["properties"]
+
+
+def test_status_line_does_not_claim_a_filter_this_machine_lacks(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from swebash_py.sandbox import seccomp
+
+    monkeypatch.setattr(seccomp, "supported", lambda machine=None: False)
+    monkeypatch.setattr("sys.platform", "linux")
+    line = status_note(policy(workspace, network=True))
+    assert "unix sockets open" in line and "no unix sockets" not in line
