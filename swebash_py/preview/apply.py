@@ -9,11 +9,13 @@ a hard-link group are linked to the first; symlinks and FIFOs the same way.
 Directory modes are set last, deepest first (a read-only directory can still
 be filled first).
 
-Known limit (overlayfs): a copy-up breaks a lower file's hard links and, for
-such a file, records no origin, so an in-place write to a file that has
-other names cannot be told from a replacement; apply changes the name the
-command changed (the one shown), never the other names, in the workspace or
-outside it.
+A change ``in_place`` (a file with other names that the command wrote
+through, not replaced) writes the real inode itself: bytes streamed over it,
+then truncated; bits, owner and xattrs set on it; so all its names change, as
+they would have in a direct run. Known limit: without root the overlay has no
+inode index (``userxattr`` turns it off), a copy-up breaks such a file's hard
+links and records no origin, so an in-place write cannot be told from a
+replacement; apply then changes only the name the command changed.
 
 A change whose real path differs from its ``base`` (or changed after the
 preview began) is a conflict: it and everything beneath it are not applied,
@@ -23,6 +25,8 @@ state before it is touched, for undo.
 
 from __future__ import annotations
 
+import contextlib
+import filecmp
 import os
 import shutil
 import stat
@@ -46,12 +50,14 @@ class ApplyReport:
     conflicts: list[tuple[Change, str]] = field(default_factory=list)
 
 
-def conflict(change: Change, start_ns: int) -> str | None:
-    """Why ``change`` must not be applied now (None: it may)."""
+def conflict(change: Change, start_ns: int, ours: frozenset[int] = frozenset()) -> str | None:
+    """Why ``change`` must not be applied now (None: it may). ``ours``: inodes
+    this apply itself linked or unlinked (their ctime moved because of us)."""
     if change.stale:
         return "changed in the workspace after the preview began"
     now = Base.of(change.path)
-    if (now.kind, now.size, now.mtime_ns, now.ctime_ns, now.ino) != \
+    ctime = change.base.ctime_ns if now.ino in ours else now.ctime_ns
+    if (now.kind, now.size, now.mtime_ns, ctime, now.ino) != \
             (change.base.kind, change.base.size, change.base.mtime_ns, change.base.ctime_ns,
              change.base.ino):
         return "changed in the workspace since the preview"
@@ -76,24 +82,62 @@ def apply(changes: ChangeSet, journal: Journal | None = None,
     report = ApplyReport()
     skipped: list[Path] = []
     dir_modes: list[Change] = []
+    ours: set[int] = set()
+    staged = _stage_aliases(changes)
+    ours.update(os.lstat(tmp).st_ino for tmp in staged.values())  # their ctime moved
+    try:
+        _apply_all(changes, journal, overwrite, report, skipped, dir_modes, ours, staged)
+    finally:
+        for tmp in staged.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    for change in sorted(dir_modes, key=lambda c: c.rel.count("/"), reverse=True):
+        _set_meta(change.path, change)
+    return report
+
+
+def _stage_aliases(changes: ChangeSet) -> dict[Path, Path]:
+    """Before anything moves: a temporary name for each inode a change makes
+    its path another name of (a moved or new name of a multiply linked file),
+    so it is still there however the other names are changed on the way."""
+    staged: dict[Path, Path] = {}
+    for change in changes.changes:
+        if change.kind != "file" or change.in_place or change.link is not None:
+            continue
+        for alias in change.aliases:
+            tmp = change.root / f".swebash-apply-{uuid.uuid4().hex[:12]}"
+            try:
+                os.link(change.root / alias, tmp)
+            except OSError:
+                continue
+            staged[change.path] = tmp
+            break
+    return staged
+
+
+def _apply_all(changes: ChangeSet, journal: Journal | None, overwrite: frozenset[Path],
+               report: ApplyReport, skipped: list[Path], dir_modes: list[Change],
+               ours: set[int], staged: dict[Path, Path]) -> None:
     for change in changes.changes:
         if any(change.path.is_relative_to(s) for s in skipped):
             report.conflicts.append((change, INSIDE_SKIPPED))
             continue
-        why = None if change.path in overwrite else conflict(change, changes.start_ns)
+        why = None if change.path in overwrite else \
+            conflict(change, changes.start_ns, frozenset(ours))
         if why is not None:
             report.conflicts.append((change, why))
             skipped.append(change.path)
             continue
         if journal is not None:
             journal.before(change.path)
-        _apply_one(change)
+            for alias in change.aliases:  # the inode's other names change too
+                journal.before(change.root / alias)
+        if change.base.kind == "file" and change.base.nlink > 1:
+            ours.add(change.base.ino)
+        _apply_one(change, staged.pop(change.path, None))
         if change.kind == "dir":
             dir_modes.append(change)
         report.applied.append(change)
-    for change in sorted(dir_modes, key=lambda c: c.rel.count("/"), reverse=True):
-        _set_meta(change.path, change)
-    return report
 
 
 def remove(path: Path) -> None:
@@ -119,7 +163,7 @@ def _make_removable(top: Path) -> None:
             os.chmod(dirpath, mode | 0o700)
 
 
-def _apply_one(change: Change) -> None:
+def _apply_one(change: Change, staged: Path | None = None) -> None:
     path = change.path
     if change.action == "delete":
         remove(path)
@@ -133,19 +177,29 @@ def _apply_one(change: Change) -> None:
         return
     tmp = path.parent / f".swebash-apply-{uuid.uuid4().hex[:12]}"
     try:
-        if change.link is not None:
+        if staged is not None:  # another name of a real inode: that inode, as changed
+            assert change.source is not None
+            if not filecmp.cmp(change.source, staged, shallow=False):
+                write_over(change.source, str(staged))
+            _set_meta(staged, change)
+            os.rename(staged, tmp)
+        elif change.link is not None:
             os.link(change.root / change.link, tmp)
         elif change.kind == "symlink":
             os.symlink(change.target or "", tmp)
         elif change.kind == "fifo":
             os.mkfifo(tmp, 0o600)
-        elif not change.content and kind_of(os.lstat(path).st_mode) == "file":
-            _set_meta(path, change)  # bits only: same inode, like chmod
+        elif change.in_place or (not change.content
+                                 and kind_of(os.lstat(path).st_mode) == "file"):
+            if change.content:
+                assert change.source is not None
+                write_over(change.source, str(path))
+            _set_meta(path, change)  # same inode, like chmod or ``>>``
             return
         else:
             assert change.source is not None
             copy_file(change.source, str(tmp), change.size)
-        if change.link is None:
+        if change.link is None and staged is None:
             _set_meta(tmp, change, fresh=True)
         if os.path.isdir(path) and not os.path.islink(path):
             remove(path)
@@ -177,6 +231,13 @@ def copy_file(source: str, target: str, size: int) -> None:
             os.close(dst)
     finally:
         os.close(src)
+
+
+def write_over(source: str, target: str) -> None:
+    """Stream ``source`` over the existing ``target`` (same inode), then cut it."""
+    with open(source, "rb") as src, open(target, "r+b") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+        dst.truncate()
 
 
 def _set_meta(path: Path, change: Change, *, fresh: bool = False) -> None:

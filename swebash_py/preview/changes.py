@@ -6,7 +6,10 @@ when they replace what was there: ``user.overlay.opaque=y``), and whiteouts
 (character devices 0/0) for what it deleted. A copy-up that changed nothing
 (``touch``, an open for writing) is left out, timestamps excepted. Files
 sharing an inode in the upper directory are one hard-link group: later members
-name the first (``link``).
+name the first (``link``). A copied-up file whose real path has other names
+(root only: the overlay's inode index keeps those names one inode while the
+command runs) is changed ``in_place``: the real inode is written, so every
+name sees it, as after a direct run.
 
 Each change carries ``base``: how the real path looked when the change set
 was read (and whether it had already changed since the preview started), so
@@ -21,6 +24,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from swebash_py.preview import handles
+from swebash_py.preview.handles import Handle
 
 Kind = Literal["file", "dir", "symlink", "fifo"]
 Action = Literal["create", "modify", "delete"]
@@ -38,6 +44,7 @@ class Base:
     ctime_ns: int = 0
     ino: int = 0
     mode: int = 0
+    nlink: int = 1
 
     @classmethod
     def of(cls, path: Path) -> Base:
@@ -46,7 +53,7 @@ class Base:
         except (FileNotFoundError, NotADirectoryError):
             return cls(None)
         return cls(kind_of(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
-                   st.st_mode)
+                   st.st_mode, st.st_nlink)
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,8 @@ class Change:
     xattrs: tuple[tuple[str, bytes], ...] = ()
     replace: bool = False  # a directory that replaces whatever was there
     content: bool = True  # files: the bytes changed (False: mode/owner/xattrs only)
+    in_place: bool = False  # files: the real inode itself changed (its other names too)
+    aliases: tuple[str, ...] = ()  # files: real names (same root) of the inode this is now
     stale: bool = False  # the real path changed after the preview started
 
     @property
@@ -123,21 +132,26 @@ def user_xattrs(path: str | Path) -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
+def _overlay_xattr(path: str, name: str) -> bytes | None:
+    """An overlay bookkeeping xattr, in either namespace (``userxattr`` or trusted)."""
+    for space in ("user.overlay.", "trusted.overlay."):
+        try:
+            return os.getxattr(path, space + name, follow_symlinks=False)
+        except OSError:
+            continue
+    return None
+
+
 def _opaque(path: str) -> bool:
-    try:
-        return os.getxattr(path, "user.overlay.opaque", follow_symlinks=False) in (b"y", b"x")
-    except OSError:
-        return False
+    return _overlay_xattr(path, "opaque") in (b"y", b"x")
 
 
 def _whiteout(st: os.stat_result, path: str) -> bool:
     if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
         return True
-    try:  # a zero-size file marked as a whiteout (nested overlays)
-        return stat.S_ISREG(st.st_mode) and st.st_size == 0 and \
-            os.getxattr(path, "user.overlay.whiteout", follow_symlinks=False) is not None
-    except OSError:
-        return False
+    # a zero-size file marked as a whiteout (nested overlays)
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0 and \
+        _overlay_xattr(path, "whiteout") is not None
 
 
 class _Reader:
@@ -145,6 +159,28 @@ class _Reader:
         self.root, self.upper, self.start_ns = root, upper, start_ns
         self.out: list[Change] = []
         self.links: dict[int, str] = {}
+        self.handles: dict[Handle, list[str]] | None = None
+
+    def names_of(self, origin: bytes) -> tuple[str, ...]:
+        """The real names (relative) of the multiply linked file a copy-up came from."""
+        wanted = handles.of_origin(origin)
+        if wanted is None:
+            return ()
+        if self.handles is None:
+            self.handles = {}
+            for dirpath, _dirs, files in os.walk(self.root):
+                for name in files:
+                    full = os.path.join(dirpath, name)
+                    try:
+                        st = os.lstat(full)
+                    except OSError:
+                        continue
+                    found = handles.of_path(full) if stat.S_ISREG(st.st_mode) and \
+                        st.st_nlink > 1 else None
+                    if found is not None:
+                        self.handles.setdefault(found, []).append(
+                            os.path.relpath(full, self.root))
+        return tuple(sorted(self.handles.get(wanted, ())))
 
     def walk(self, rel: str, fresh: bool) -> None:
         """``fresh``: this directory replaced the real one (nothing below is real)."""
@@ -184,14 +220,54 @@ class _Reader:
             link = None if link == rel else link
         target = os.readlink(up) if kind == "symlink" else None
         content = True
-        if base.kind == kind and link is None and st.st_nlink == 1:
+        # an indexed copy-up (it names its origin) of a real file with other
+        # names: that inode is what the command changed or moved here, so all
+        # its names change with it (the overlay's index kept them one inode)
+        aliases: tuple[str, ...] = ()
+        origin = _overlay_xattr(up, "origin") if kind == "file" and link is None and \
+            st.st_nlink > 1 else None
+        if origin is not None:
+            aliases = self.names_of(origin)
+        in_place = rel in aliases
+        if base.kind == kind and link is None and (st.st_nlink == 1 or in_place):
             content = self._content_differs(kind, up, real, st)
             if not content and not self._meta_differs(st, up, real):
                 return  # copied up, but nothing changed (timestamps excepted)
         action = "create" if base.kind is None else "modify"
         self.out.append(Change(self.root, rel, action, kind, size=st.st_size,  # type: ignore[arg-type]
                                source=up if kind == "file" else None, target=target,
-                               link=link, content=content, **common))  # type: ignore[arg-type]
+                               link=link, content=content, in_place=in_place,
+                               aliases=aliases, **common))  # type: ignore[arg-type]
+
+    def index(self, index_dir: str) -> None:
+        """Copied-up files with other names whose every upper name is gone
+        (written, then removed or renamed away): their remaining real names
+        still show what the command wrote (the overlay's index entry)."""
+        try:
+            entries = sorted(os.listdir(index_dir))
+        except OSError:
+            return
+        taken = {c.rel for c in self.out}
+        for name in entries:
+            entry = os.path.join(index_dir, name)
+            st = os.lstat(entry)
+            origin = _overlay_xattr(entry, "origin")
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or origin is None:
+                continue
+            names = self.names_of(origin)
+            left = [n for n in names if n not in taken]
+            if not left:
+                continue
+            real = self.root / left[0]
+            base = Base.of(real)
+            content = self._content_differs("file", entry, real, st)
+            if not content and not self._meta_differs(st, entry, real):
+                continue
+            self.out.append(Change(
+                self.root, left[0], "modify", "file", base, stat.S_IMODE(st.st_mode), st.st_uid,
+                st.st_gid, st.st_size, source=entry, xattrs=user_xattrs(entry),
+                content=content, in_place=True, aliases=names,
+                stale=base.kind is not None and base.ctime_ns > self.start_ns))
 
     @staticmethod
     def _content_differs(kind: str, up: str, real: Path, st: os.stat_result) -> bool:
@@ -223,5 +299,6 @@ def read_changes(roots: list[tuple[Path, str]], start_ns: int) -> ChangeSet:
     for root, upper in roots:
         reader = _Reader(root, upper, start_ns)
         reader.walk("", False)
+        reader.index(os.path.join(os.path.dirname(upper), "wk", "index"))
         out.changes += reader.out
     return out
