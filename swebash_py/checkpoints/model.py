@@ -146,6 +146,25 @@ class Checkpointer(Protocol):
         ...
 
 
+def make_parents(path: Path) -> list[Path]:
+    """Create ``path``'s missing parent directories; returns them, outermost first."""
+    missing = []
+    parent = path.parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        os.mkdir(folder)
+    return missing[::-1]
+
+
+def record_folders(checkpoints: Checkpointer, tool: str, folders: list[Path]) -> None:
+    """Record folders a tool created (so undo removes them again when empty)."""
+    for folder in folders:
+        checkpoints.record(FileChange(str(folder), tool, FileState(None),
+                                      FileState.of(folder, full=True)))
+
+
 def new_file_mode() -> int:
     """The mode a newly created file gets (0o666 less the umask)."""
     from swebash_py.atomic import default_file_mode

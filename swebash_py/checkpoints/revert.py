@@ -4,13 +4,14 @@ For each path the changes are folded: the state to restore is the ``before``
 of its first change, the state expected now is the ``after`` of its last. A
 path whose current state differs from that expectation was changed since
 (by the user, a command, another program): it is a *conflict*, restored only
-when the caller says so explicitly. Only working-tree paths are written (never
-a git index).
+when the caller says so explicitly. Folders that ``write_file`` created are
+recorded too (created from nothing), so undo removes them when empty. Only
+working-tree paths are written (never a git index).
 
 Restoring runs in three passes so paths that depend on each other come back
 whole: first, deepest first, what must go is removed (a file or symlink that
-did not exist, a directory that did not exist -- only when it is empty, never
-with what someone else put in it); then, parents first, what was there is put
+did not exist, a directory that did not exist -- only when it is empty: one
+with what someone else put in it stays); then, parents first, what was there is put
 back (directories, files atomically or, for a file with other names that was
 written in place, in place again; symlinks, FIFOs; owners, bits and user
 xattrs); last, directory bits deepest first and hard links re-made to the
@@ -159,7 +160,9 @@ def _clear(entry: PathPlan) -> None:
     if now is None or (now == want == "dir"):
         return
     if now == "dir":
-        os.rmdir(entry.path)  # only when empty: never what someone else put there
+        if want is None and any(os.scandir(entry.path)):
+            return  # a folder that was created, kept: someone else's files are in it
+        os.rmdir(entry.path)
     elif want is None or want == "dir" or (now == "other" and want == "file"):
         os.unlink(entry.path)
 

@@ -61,8 +61,9 @@ exec "$@"
 """
 _UNSAFE = (",", ":", "\\", "\n")
 # Never redirects or metadata-only copy-ups: the change set reader reads whole
-# upper files and plain directories.
-PLAIN = "userxattr,redirect_dir=off,metacopy=off"
+# upper files and plain directories (``userxattr`` already rules redirects out,
+# and an unprivileged mount may not name ``redirect_dir``).
+PLAIN = "userxattr,metacopy=off"
 # As root: trusted xattrs, so the inode index can be on; a copy-up of a file
 # with other names then keeps them one inode (a write to one name shows in all,
 # as it would when run directly), and the upper copy names its origin.

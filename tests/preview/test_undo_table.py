@@ -190,3 +190,30 @@ def test_twin_the_comparisons_see_one_change_missing(tmp_path: Path, name: str,
 
 def test_the_table_covers_the_brief() -> None:
     assert len(ROWS) >= 20
+
+
+def test_twin_without_the_inode_write_a_hard_link_diverges(tmp_path: Path) -> None:
+    """Twin of ``hard-link-modify``: applied as a plain replacement (what apply
+    did before the overlay index), b.hard keeps the old bytes and leaves the
+    group, so the table's comparison fails."""
+    import dataclasses
+
+    row = start(tmp_path, "echo more >> b.txt")
+    (change,) = row.preview.changes.changes
+    assert change.in_place and set(change.aliases) == {"b.txt", "b.hard"}
+    plain = dataclasses.replace(change, in_place=False, aliases=())
+    apply_recorded(row, tmp_path, ChangeSet([plain], row.preview.changes.start_ns))
+    after, direct = snapshot(row.previewed), snapshot(row.direct)
+    assert after["b.hard"]["sha"] != direct["b.hard"]["sha"]
+    assert "group" not in after["b.txt"] and "group" in direct["b.txt"]
+
+
+def test_a_user_edit_to_a_linked_file_still_conflicts(tmp_path: Path) -> None:
+    """Our own unlinks move a shared inode's ctime, and are forgiven; the
+    user's append to that inode is not."""
+    row = start(tmp_path, "rm b.txt b.hard")
+    with open(row.previewed / "b.hard", "a") as fh:
+        fh.write("the user's\n")
+    report = row.preview.apply()
+    assert sorted(c.rel for c, _ in report.conflicts) == ["b.hard", "b.txt"]
+    assert (row.previewed / "b.txt").read_text() == "b\nthe user's\n"
