@@ -183,6 +183,8 @@ def _put(entry: PathPlan) -> None:
             with open(path, "r+b") as fh:  # written in place: its other names come back too
                 fh.write(target.data)
                 fh.truncate()
+        elif target.full:  # a command's paths: like its apply, temp + rename, no fsync each
+            _replace_with(path, target.data)
         else:
             write_atomic(path, target.data, new_mode=target.mode)
         _set_meta(path, target)
@@ -194,6 +196,17 @@ def _put(entry: PathPlan) -> None:
         else:
             os.mkfifo(tmp, 0o600)
         _set_meta(tmp, target)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _replace_with(path: Path, data: bytes) -> None:
+    tmp = path.parent / f".swebash-undo-{uuid.uuid4().hex[:12]}"
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):

@@ -18,6 +18,7 @@ was read (and whether it had already changed since the preview started), so
 
 from __future__ import annotations
 
+import contextlib
 import filecmp
 import os
 import stat
@@ -159,28 +160,35 @@ class _Reader:
         self.root, self.upper, self.start_ns = root, upper, start_ns
         self.out: list[Change] = []
         self.links: dict[int, str] = {}
-        self.handles: dict[Handle, list[str]] | None = None
+        self.linked: list[tuple[str, int]] | None = None
+        self.handles: dict[str, Handle | None] = {}
 
     def names_of(self, origin: bytes) -> tuple[str, ...]:
         """The real names (relative) of the multiply linked file a copy-up came from."""
         wanted = handles.of_origin(origin)
         if wanted is None:
             return ()
-        if self.handles is None:
-            self.handles = {}
+        if self.linked is None:  # one walk: every multiply linked file, with its inode
+            self.linked = []
             for dirpath, _dirs, files in os.walk(self.root):
                 for name in files:
                     full = os.path.join(dirpath, name)
-                    try:
+                    with contextlib.suppress(OSError):
                         st = os.lstat(full)
-                    except OSError:
-                        continue
-                    found = handles.of_path(full) if stat.S_ISREG(st.st_mode) and \
-                        st.st_nlink > 1 else None
-                    if found is not None:
-                        self.handles.setdefault(found, []).append(
-                            os.path.relpath(full, self.root))
-        return tuple(sorted(self.handles.get(wanted, ())))
+                        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                            self.linked.append((full, st.st_ino))
+        likely = [(p, i) for p, i in self.linked if handles.may_hold(wanted, i)]
+        found = self._matching(likely, wanted) or self._matching(self.linked, wanted)
+        return tuple(sorted(os.path.relpath(p, self.root) for p in found))
+
+    def _matching(self, files: list[tuple[str, int]], wanted: Handle) -> list[str]:
+        out = []
+        for full, _ino in files:
+            if full not in self.handles:
+                self.handles[full] = handles.of_path(full)
+            if self.handles[full] == wanted:
+                out.append(full)
+        return out
 
     def walk(self, rel: str, fresh: bool) -> None:
         """``fresh``: this directory replaced the real one (nothing below is real)."""

@@ -49,3 +49,11 @@ def of_origin(value: bytes) -> Handle | None:
     if len(value) <= _FB_HEADER or value[1] != OVL_FB_MAGIC:
         return None
     return value[4], bytes(value[_FB_HEADER:value[2]])
+
+
+def may_hold(handle: Handle, ino: int) -> bool:
+    """A cheap first guess: most filesystems (ext4, xfs, btrfs) put the inode
+    number first in a handle (tmpfs does not: the caller then tries them all)."""
+    fid = handle[1]
+    return fid[:4] == (ino & 0xFFFFFFFF).to_bytes(4, "little") or \
+        fid[:8] == ino.to_bytes(8, "little", signed=False)
