@@ -20,8 +20,8 @@ from swebash_py.tools.search import shown_path
 
 Show = Callable[[str], None]
 Ask = Callable[[str], Awaitable[bool]]
-COMMANDS_NOTE = ("Note: shell commands ran in {what}; changes they made to files are not "
-                 "tracked and are not undone.")
+COMMANDS_NOTE = ("Note: shell commands ran in {what}; changes they made outside a preview "
+                 "are not tracked and are not undone (applied previews are, above).")
 
 
 @dataclass
