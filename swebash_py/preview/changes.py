@@ -11,6 +11,10 @@ name the first (``link``). A copied-up file whose real path has other names
 command runs) is changed ``in_place``: the real inode is written, so every
 name sees it, as after a direct run.
 
+As root the overlay also records renamed directories (``redirect``: the real
+directory it came from, ``moved_from``); what lies below one is read against
+that real directory (``lower``).
+
 Each change carries ``base``: how the real path looked when the change set
 was read (and whether it had already changed since the preview started), so
 ``apply`` can refuse to overwrite what the user changed meanwhile.
@@ -24,7 +28,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from swebash_py.preview import handles
 from swebash_py.preview.handles import Handle
@@ -78,6 +82,9 @@ class Change:
     content: bool = True  # files: the bytes changed (False: mode/owner/xattrs only)
     in_place: bool = False  # files: the real inode itself changed (its other names too)
     aliases: tuple[str, ...] = ()  # files: real names (same root) of the inode this is now
+    lower: str | None = None  # the real path (relative) ``base`` describes
+    moved_from: str | None = None  # dirs: the real directory renamed to this path
+    moved_base: Base | None = None  # and how it looked
     stale: bool = False  # the real path changed after the preview started
 
     @property
@@ -190,35 +197,31 @@ class _Reader:
                 out.append(full)
         return out
 
-    def walk(self, rel: str, fresh: bool) -> None:
-        """``fresh``: this directory replaced the real one (nothing below is real)."""
+    def walk(self, rel: str, lower: str | None) -> None:
+        """``lower``: the real directory (relative) this upper one merges with
+        (None: it replaced the real one, nothing below is real)."""
         here = os.path.join(self.upper, rel) if rel else self.upper
         for name in sorted(os.listdir(here)):
-            self.entry(os.path.join(rel, name) if rel else name, fresh)
+            self.entry(os.path.join(rel, name) if rel else name,
+                       None if lower is None else os.path.join(lower, name) if lower else name)
 
-    def entry(self, rel: str, fresh: bool) -> None:
+    def entry(self, rel: str, lower: str | None) -> None:
         up = os.path.join(self.upper, rel)
         st = os.lstat(up)
-        real = self.root / rel
-        base = Base(None) if fresh else Base.of(real)
+        real = self.root / (lower if lower is not None else rel)
+        base = Base(None) if lower is None else Base.of(real)
         stale = base.kind is not None and base.ctime_ns > self.start_ns
         if _whiteout(st, up):
             if base.kind is not None:
-                self.out.append(Change(self.root, rel, "delete", None, base, stale=stale))
+                self.out.append(Change(self.root, rel, "delete", None, base, stale=stale,
+                                       lower=lower))
             return
         kind = kind_of(st.st_mode)
         common = dict(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid, base=base,
-                      stale=stale, xattrs=user_xattrs(up) if kind != "symlink" else ())
+                      stale=stale, xattrs=user_xattrs(up) if kind != "symlink" else (),
+                      lower=lower)
         if kind == "dir":
-            replace = _opaque(up) or (base.kind not in (None, "dir"))
-            if base.kind == "dir" and not replace:
-                if self._meta_differs(st, up, real):
-                    self.out.append(Change(self.root, rel, "modify", "dir", **common))  # type: ignore[arg-type]
-                self.walk(rel, False)
-                return
-            action = "create" if base.kind is None else "modify"
-            self.out.append(Change(self.root, rel, action, "dir", replace=True, **common))  # type: ignore[arg-type]
-            self.walk(rel, True)
+            self._dir(rel, lower, up, st, real, base, common)
             return
         if kind == "other":
             raise OSError(f"{rel}: a device or socket cannot be previewed")
@@ -236,7 +239,7 @@ class _Reader:
             st.st_nlink > 1 else None
         if origin is not None:
             aliases = self.names_of(origin)
-        in_place = rel in aliases
+        in_place = lower is not None and lower in aliases
         if base.kind == kind and link is None and (st.st_nlink == 1 or in_place):
             content = self._content_differs(kind, up, real, st)
             if not content and not self._meta_differs(st, up, real):
@@ -247,6 +250,28 @@ class _Reader:
                                link=link, content=content, in_place=in_place,
                                aliases=aliases, **common))  # type: ignore[arg-type]
 
+    def _dir(self, rel: str, lower: str | None, up: str, st: os.stat_result, real: Path,
+             base: Base, common: dict[str, Any]) -> None:
+        redirect = _overlay_xattr(up, "redirect")
+        if redirect is not None:  # a real directory renamed here (root: redirect_dir=on)
+            name = os.fsdecode(redirect)
+            source = name.lstrip("/") if name.startswith("/") else \
+                os.path.join(os.path.dirname(lower if lower is not None else rel), name)
+            self.out.append(Change(self.root, rel, "create" if base.kind is None else "modify",
+                                   "dir", replace=base.kind is not None, moved_from=source,
+                                   moved_base=Base.of(self.root / source), **common))
+            self.walk(rel, source)
+            return
+        replace = _opaque(up) or (base.kind not in (None, "dir"))
+        if base.kind == "dir" and not replace:
+            if self._meta_differs(st, up, real):
+                self.out.append(Change(self.root, rel, "modify", "dir", **common))
+            self.walk(rel, lower)
+            return
+        action: Action = "create" if base.kind is None else "modify"
+        self.out.append(Change(self.root, rel, action, "dir", replace=True, **common))
+        self.walk(rel, None)
+
     def index(self, index_dir: str) -> None:
         """Copied-up files with other names whose every upper name is gone
         (written, then removed or renamed away): their remaining real names
@@ -255,7 +280,7 @@ class _Reader:
             entries = sorted(os.listdir(index_dir))
         except OSError:
             return
-        taken = {c.rel for c in self.out}
+        taken = {c.lower or c.rel for c in self.out}
         for name in entries:
             entry = os.path.join(index_dir, name)
             st = os.lstat(entry)
@@ -306,7 +331,7 @@ def read_changes(roots: list[tuple[Path, str]], start_ns: int) -> ChangeSet:
     out = ChangeSet(start_ns=start_ns)
     for root, upper in roots:
         reader = _Reader(root, upper, start_ns)
-        reader.walk("", False)
+        reader.walk("", "")
         reader.index(os.path.join(os.path.dirname(upper), "wk", "index"))
         out.changes += reader.out
     return out

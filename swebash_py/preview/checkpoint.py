@@ -22,8 +22,8 @@ from pathlib import Path
 from swebash_py.checkpoints.model import Checkpointer, FileChange, FileState
 
 MAX_RECORDED = 50 * 1024 * 1024
-PARTNER_SCAN_MAX = 200_000
-STAGED = ".swebash-apply-"  # entries looked at to find a file's other name
+PARTNER_SCAN_MAX = 200_000  # entries looked at to find a file's other name
+STAGED = ".swebash-apply-"
 
 
 class StoreJournal:

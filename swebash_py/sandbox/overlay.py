@@ -66,8 +66,9 @@ _UNSAFE = (",", ":", "\\", "\n")
 PLAIN = "userxattr,metacopy=off"
 # As root: trusted xattrs, so the inode index can be on; a copy-up of a file
 # with other names then keeps them one inode (a write to one name shows in all,
-# as it would when run directly), and the upper copy names its origin.
-INDEXED = "index=on,redirect_dir=off,metacopy=off"
+# as it would when run directly), and the upper copy names its origin; and
+# redirects, so a renamed directory is a rename (not a copy) that apply repeats.
+INDEXED = "index=on,redirect_dir=on,metacopy=off"
 
 
 @dataclass(frozen=True)
