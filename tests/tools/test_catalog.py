@@ -34,8 +34,9 @@ def drift(written: list[dict[str, object]]) -> list[str]:
 
 def test_the_catalog_file_is_what_the_classes_say() -> None:
     """If this fails, regenerate: python -m swebash_py.tools.catalog"""
-    assert catalog.CATALOG.read_text(encoding="utf-8") == catalog.render(catalog.generate())
-    assert drift(list(catalog.entries())) == []
+    again = "regenerate it: python -m swebash_py.tools.catalog"
+    assert catalog.CATALOG.read_text(encoding="utf-8") == catalog.render(catalog.generate()), again
+    assert drift(list(catalog.entries())) == [], again
 
 
 def test_a_changed_schema_would_be_caught() -> None:
