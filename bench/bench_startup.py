@@ -163,6 +163,7 @@ def main() -> None:
         env = {**os.environ, "SWEBASH_HOME": home, "SWEBASH_CONFIG": f"{home}/c.toml",
                "NO_PROXY": "127.0.0.1"}
         env.pop("PYTHONPATH", None)
+        os.chdir(home)  # `python -c` puts the working directory first on sys.path
         script = Path(home) / "script.json"
         script.write_text(json.dumps([{"text": "Hello! How can I help?", "chunk_size": 4}]))
         server, url = start_server(script)
