@@ -17,7 +17,7 @@ from typing import Any
 from swebash_py.agent.hooks import hook_callbacks
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
-from swebash_py.approvals.approver import Asker, PolicyApprover
+from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.config import Settings
 from swebash_py.engine.fitting import ContextFitter
@@ -119,14 +119,35 @@ def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,
     """Approvals under the configured mode and rules; questions on the terminal
     unless an ``asker`` is given (the REPL's) or there is no one to ask."""
     if asker is None and use_tty:  # under yolo too: an escalation always asks
-        from swebash_py.ui.tty_asker import terminal_asker
-
-        asker = terminal_asker(renderer_suspend)
+        asker = _terminal_asker(renderer_suspend)
     return PolicyApprover(settings.approval, rules_from(settings), settings.workspace, asker,
                           sandboxed=lambda: sandbox_active(settings),
                           host_allow=host_rules_from(settings),
                           preview_mode=lambda pending, mode: _preview_mode(pending, mode,
                                                                            settings))
+
+
+def _terminal_asker(suspend: Suspend | None) -> Asker | None:
+    """``ui.tty_asker.terminal_asker``, imported (with rich) at the first question:
+    most answers ask none. None when there is no terminal to ask on (checked now,
+    as ``terminal_asker`` does, so a call is denied for want of one at once)."""
+    import os
+
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        return None
+    loaded: list[Asker | None] = []
+
+    async def ask(pending: Any, verdict: Any, rule: list[str] | None) -> Answer:
+        if not loaded:
+            from swebash_py.ui.tty_asker import terminal_asker
+
+            loaded.append(terminal_asker(suspend))
+        real = loaded[0]
+        return await real(pending, verdict, rule) if real is not None else Answer("no")
+
+    return ask
 
 
 def _preview_mode(pending: Any, approval_mode: str, settings: Settings) -> str:

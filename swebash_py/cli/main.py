@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> None:
     # pydantic scans every installed package's entry points for plugins at
     # import (~10 ms); this program uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from swebash_py.lean_imports import skip_unused_imports
+
+    skip_unused_imports()  # httpx's CLI, pydantic's plugin loader
     if args and args[0] in SUBCOMMANDS:
         from swebash_py.cli.subcommands import run
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Protocol, TextIO
+from typing import Any, Literal, Protocol, TextIO
 
 from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnEvent
 
+Show = Literal["all", "no-text", "nothing"]  # what a one-shot draws of its turn
 EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_iterations": 1,
                 "error": 1, "cancelled": 130}
 
@@ -28,7 +29,7 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
     # `$(ai -s ...)`, the shell-init binding, no terminal to offer on: the bare command
     bare = not (sys.stdout.isatty() and sys.stdin.isatty()) and not invocation.json_output
     code = asyncio.run(run_oneshot(settings, invocation, shell_helper.shell_question(task),
-                                   notes, collect=answer, hide_text=True, quiet=bare))
+                                   notes, collect=answer, show="nothing" if bare else "no-text"))
     command = shell_helper.extract_command("".join(answer))
     if code or not command:
         return code
@@ -53,14 +54,15 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
 
 async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
                       notes: list[str], collect: list[str] | None = None,
-                      hide_text: bool = False, quiet: bool = False) -> int:
-    """Answer one question, streaming; returns the exit code. ``quiet`` renders
-    nothing (the caller prints what it collected); errors still go to stderr."""
+                      show: Show = "all") -> int:
+    """Answer one question, streaming; returns the exit code. ``show``: ``all``;
+    ``no-text``: everything but the answer's text (the caller prints what it
+    collected); ``nothing`` (errors still go to stderr)."""
     from swebash_py.build import build_session
     from swebash_py.images import attach
 
     images = [attach(path) for path in invocation.images]  # a bad one: nothing is sent
-    renderer: Renderer = _Quiet() if quiet else _make_renderer(invocation)
+    renderer: Renderer = _Quiet() if show == "nothing" else _make_renderer(invocation)
     session = build_session(settings, resume=invocation.session,
                             continue_last=invocation.continue_last,
                             no_tools=invocation.no_tools, debug=invocation.debug,
@@ -85,7 +87,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             extensions.mcp.start()
             await extensions.mcp.wait_ready()
         sink: Any = renderer if json_output else _TextSink(renderer)
-        if hide_text and not json_output:
+        if show == "no-text" and not json_output:
             from swebash_py.shell_helper import HideAnswerText
 
             sink = HideAnswerText(sink)
@@ -122,12 +124,16 @@ def _make_renderer(invocation: Invocation) -> Renderer:
         from swebash_py.render.jsonl import JsonRenderer
 
         return JsonRenderer(sys.stdout)
+    from swebash_py.cli.piped_text import PipedText, surely_plain
+
+    # In plain mode (output piped or redirected) tool lines and notes go to
+    # stderr, so `ai "q" > answer.md` holds only the answer.
+    if surely_plain(sys.stdout):
+        return PipedText()  # PlainRenderer's output; rich only if a tool line comes
     from rich.console import Console
 
     from swebash_py.render import make_renderer
 
-    # In plain mode (output piped or redirected) tool lines and notes go to
-    # stderr, so `ai "q" > answer.md` holds only the answer.
     return make_renderer(status=Console(stderr=True))
 
 

@@ -4,24 +4,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from swebash_py.render.jsonl import JsonRenderer
-from swebash_py.render.plain import PlainRenderer
 from swebash_py.render.sanitize import neutralize
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from swebash_py.render.console import Renderer
+    from swebash_py.render.plain import PlainRenderer
 
 __all__ = ["JsonRenderer", "PlainRenderer", "Renderer", "make_renderer", "neutralize"]
 
 
 def __getattr__(name: str) -> Any:
-    """``Renderer`` (and with it rich's Markdown stack) loads only when used."""
+    """``Renderer`` and ``PlainRenderer`` (and with them rich) load only when used:
+    ``render.sanitize`` is imported for a piped answer, which needs no rich."""
     if name == "Renderer":
         from swebash_py.render.console import Renderer
 
         return Renderer
+    if name == "PlainRenderer":
+        from swebash_py.render.plain import PlainRenderer
+
+        return PlainRenderer
     raise AttributeError(name)
 
 
@@ -35,6 +40,10 @@ def make_renderer(
     console honours it), as no-color.org asks. ``options`` go to the chosen class (``show_usage``,
     ``thinking``, ``status``, ...); options one class does not know are dropped.
     """
+    from rich.console import Console
+
+    from swebash_py.render.plain import PlainRenderer
+
     console = console or Console()
     if plain is None:
         plain = not console.is_terminal or console.is_dumb_terminal

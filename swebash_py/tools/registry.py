@@ -71,10 +71,16 @@ def builtin_tool_classes() -> list[type[Tool[Any]]]:
 
 
 def builtin_traits() -> dict[str, ToolTraits]:
-    """The built-in tools' traits by name (rules are checked against these)."""
-    return {cls.name: cls.traits() for cls in builtin_tool_classes()}
+    """The built-in tools' traits by name (rules are checked against these), from
+    the generated catalog: no tool module is imported."""
+    from swebash_py.tools.catalog import catalog_traits
+
+    return catalog_traits()
 
 
 def default_tools(settings: Settings) -> list[Tool[Any]]:
-    """The built-in tools, configured from ``settings``."""
-    return [cls.configured(settings) for cls in builtin_tool_classes()]
+    """The built-in tools, configured from ``settings``; each tool's module is
+    imported at the tool's first use (``tools.catalog``)."""
+    from swebash_py.tools.catalog import lazy_tools
+
+    return lazy_tools(settings)
