@@ -223,7 +223,8 @@ class Repl:
         info = self.store.get_session(session_id) if session_id else None
         title = f": {info.title}" if info and info.title else ""
         self.say(f"resumed session {self.short_id(session_id)}{title}", "dim")
-        if (shown := recap(self.agent.history)) is not None:
+        rendered = self.console.is_terminal and not self.console.is_dumb_terminal
+        if (shown := recap(self.agent.history, rendered=rendered)) is not None:
             self.console.print(shown)
 
     def preload_litellm(self) -> None:

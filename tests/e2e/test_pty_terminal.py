@@ -3,12 +3,15 @@ rendered, `/trust` works on this folder."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
 
+from tests.e2e.conftest import run_ai
 from tests.e2e.test_pty import finish, model_args
-from tests.fakeprovider import FakeProvider
+from tests.e2e.test_pty_repl_ux import screen
+from tests.fakeprovider import FakeProvider, Reply
 
 pytestmark = pytest.mark.pty
 
@@ -26,5 +29,28 @@ def test_bang_command_follows_a_window_resize(fake_provider: FakeProvider,
     child.expect("swebash>")
     child.sendline("!stty size")  # the next one starts at the new size too
     child.expect(r"\D30 80\r\n")
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+MARKDOWN = ("## Ports in use\n\nPort **8080** is held by `nginx`:\n\n- pid 4242\n\n"
+            "```bash\nsudo ss -ltnp | grep 8080\n```\n")
+
+
+def test_the_resume_recap_is_rendered_like_answers(fake_provider: FakeProvider,
+                                                   spawn_ai: Any) -> None:
+    fake_provider.queue(Reply(text=MARKDOWN))
+    assert run_ai(*model_args(fake_provider), "who holds port 8080?").returncode == 0
+    child = spawn_ai("-c", *model_args(fake_provider))
+    seen = io.StringIO()
+    child.logfile_read = seen
+    child.expect("resumed session")
+    child.expect("swebash>")
+    lines = screen(seen.getvalue())
+    start = next(i for i, line in enumerate(lines) if line.startswith("resumed session"))
+    assert lines[start + 1:start + 6] == [
+        "you who holds port 8080?", "ai  Ports in use", "    Port 8080 is held by nginx:",
+        "     • pid 4242", "     sudo ss -ltnp | grep 8080"]
+    assert not any(mark in line for line in lines for mark in ("##", "**", "`"))
     child.sendline("/exit")
     assert finish(child) == 0
