@@ -32,6 +32,13 @@ COMMANDS = {
     "/mcp": "MCP servers: state, tools and errors",
     "/init": "ask the model to write an AGENTS.md for this project",
     "/memory": "the AGENTS.md instructions the model was given",
+    "/trust": "this folder's .swebash/ settings: /trust, /trust add, /trust revoke",
+}
+
+ARGUMENTS = {  # what Tab offers after the command
+    "/trust": ("add", "revoke"),
+    "/approval": APPROVAL_MODES,
+    "/sandbox": SANDBOX_MODES,
 }
 
 INIT_PROMPT = """\
@@ -277,6 +284,11 @@ class SlashCommands:
         from swebash_py.repl.undo import ps
 
         await ps(self.repl, arg)
+
+    async def cmd_trust(self, arg: str) -> None:
+        from swebash_py.repl.trusting import trust_command
+
+        await trust_command(self.repl, arg)
 
 
 def cache_words(usage: Any) -> str:

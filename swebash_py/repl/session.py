@@ -31,7 +31,7 @@ from swebash_py.render import make_renderer
 from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.attention import Attention
-from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
+from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 
@@ -92,7 +92,7 @@ class Repl:
         history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
-            completer=ReplCompleter(self._completions, lambda: self.shell_dir),
+            completer=ReplCompleter(self._completions, lambda: self.shell_dir, ARGUMENTS),
             complete_while_typing=False,
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
