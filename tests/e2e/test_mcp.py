@@ -293,6 +293,23 @@ def test_doctor_checks_each_mcp_server(workspace: Path, isolated: Path) -> None:
     assert result.returncode == 1  # a configured server that does not start is broken
 
 
+def test_mcp_list_exits_1_when_a_server_fails_and_lists_the_rest(workspace: Path,
+                                                                  isolated: Path) -> None:
+    (isolated / "config.toml").write_text(toml_servers(good=stdio_server(),
+                                                       bad=stdio_server("--fail-at-start")))
+    result = run_ai("mcp", "list", cwd=workspace)
+    assert "good  [ready]" in result.stdout and "mcp__good__echo" in result.stdout
+    assert "bad  [failed]" in result.stdout and "missing something" in result.stdout
+    assert result.stderr == "ai: bad failed to start\n"
+    assert result.returncode == 1  # like `ai doctor`: a configured server is broken
+    # the twin: all of them up, or the broken one disabled, is a success
+    (isolated / "config.toml").write_text(toml_servers(
+        good=stdio_server(), bad={**stdio_server("--fail-at-start"), "enabled": False}))
+    result = run_ai("mcp", "list", cwd=workspace)
+    assert "bad  [disabled]" in result.stdout
+    assert (result.returncode, result.stderr) == (0, "")
+
+
 @pytest.mark.parametrize("name", ["WIDGET_TOKEN", "WIDGET_COLOUR"])
 def test_secret_values_in_mcp_results_are_redacted(fake_provider: FakeProvider,
                                                    workspace: Path, isolated: Path,
