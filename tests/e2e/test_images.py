@@ -156,13 +156,12 @@ def test_resume_resends_the_image_from_the_data_dir(fake_provider: FakeProvider,
 
 
 def test_at_mentions_name_existing_images_only(shot: Path, workspace: Path) -> None:
-    text, paths = images.split_mentions("look at @shot.png and @missing.png, mail a@b.png",
-                                        workspace)
-    assert paths == [shot]
-    assert text == "look at shot.png and @missing.png, mail a@b.png"
-    text, attached = images.attach_mentions("what is @shot.png", workspace)
-    assert text == "what is shot.png"
-    assert [b.data for b in attached] == [PNG_B64]
+    from swebash_py.repl.mentions import expand
+
+    found = expand("look at @shot.png and @missing.png, mail a@b.png", workspace)
+    assert found.images == [shot]
+    assert found.question == "look at shot.png and @missing.png, mail a@b.png"
+    assert [images.attach(p).data for p in found.images] == [PNG_B64]
 
 
 def test_the_type_is_told_from_the_bytes() -> None:
