@@ -62,6 +62,28 @@ def attach(path: Path | str) -> ImageBlock:
     return store(data, media_type)
 
 
+def from_data(data: bytes, source: str) -> ImageBlock:
+    """An image a tool returned (its bytes) as a block, stored like an attached one
+    (ImageError, naming ``source``, if it is not one we send)."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise ImageError(f"cannot attach {source}: {len(data) / 1e6:.0f} MB is too large")
+    media_type = sniff(data)
+    if media_type is None:
+        raise ImageError(f"cannot attach {source}: not a png, jpeg, gif or webp image")
+    if len(data) > MAX_BYTES:
+        data, media_type = downscale(data, Path(source))
+    return store(data, media_type)
+
+
+def accepts_images(model: str) -> bool:
+    """Whether ``model`` takes images: the model table says so, or does not know
+    the model (then it is sent, as ``-i`` does, and a refusal is explained)."""
+    from swebash_py.engine.modelinfo import model_entry
+
+    entry = model_entry(model)
+    return entry is None or entry.get("supports_vision") is True
+
+
 def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
     """A smaller copy that fits ``MAX_BYTES`` (png stays png when it can; else jpeg)."""
     try:
