@@ -52,6 +52,7 @@ HELP_FOOTER = """\
 !command     run a shell command yourself; its output is attached to your next question
 ? task       ask for one shell command, then execute / edit / describe / abort it
 ?? command   explain a shell command in a few lines
+@path        attach a file (text or image); @"a b.txt" or @a\\ b.txt for spaces
 Esc Enter    new line (multi-line input; pasted text keeps its lines)
 Ctrl-C       cancel the running answer or tool; on an empty prompt it does nothing
 Tab          complete /commands and file paths
