@@ -8,13 +8,13 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from swebash_py.repl.commands import COMMANDS
+from swebash_py.repl.commands import ARGUMENTS, COMMANDS
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.mentions import expand, find
 
 
 def completions(text: str, cwd: Path) -> list[str]:
-    completer = ReplCompleter(COMMANDS, lambda: cwd)
+    completer = ReplCompleter(COMMANDS, lambda: cwd, ARGUMENTS)
     doc = Document(text, len(text))
     event = CompleteEvent(completion_requested=True)
     return [c.text for c in completer.get_completions(doc, event)]
@@ -28,6 +28,14 @@ def test_paths_complete_in_the_middle_of_a_question(tmp_path: Path) -> None:
     assert completions("look at @src/a", tmp_path) == ["pp.py"]
     assert completions("!cat src/", tmp_path) == ["app.py"]
     assert "/help" in completions("/he", tmp_path)
+
+
+def test_some_commands_complete_their_argument(tmp_path: Path) -> None:
+    assert completions("/trust ", tmp_path) == ["add", "revoke"]
+    assert completions("/trust r", tmp_path) == ["revoke"]  # the word, from its start
+    assert completions("/approval a", tmp_path) == ["ask", "auto-edit"]
+    assert completions("/sandbox r", tmp_path) == ["read-only"]
+    assert completions("/trust add x", tmp_path) == []  # one argument
 
 
 def test_at_path_attaches_the_text_and_leaves_other_at_signs(tmp_path: Path) -> None:
