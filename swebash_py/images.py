@@ -1,4 +1,5 @@
-"""Images attached to a question (``-i/--image FILE``, ``@shot.png`` in the REPL).
+"""Images attached to a question (``-i/--image FILE``, ``@shot.png`` in the REPL:
+found by ``repl.mentions``).
 
 An image is read, its type told from its first bytes (png, jpeg, gif, webp),
 downscaled with Pillow (imported only then) when it is larger than providers
@@ -11,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import re
 from pathlib import Path
 
 from swebash_py.engine.messages import ImageBlock, TextBlock
@@ -23,7 +23,6 @@ FIT_SIDE = 2048  # a downscaled image's longer side
 MAX_INPUT_BYTES = 50_000_000  # not even worth decoding past this
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
               "image/webp": "webp"}
-_MENTION = re.compile(r"(?<!\S)@(\S+\.(?:png|jpe?g|gif|webp))(?!\S)", re.IGNORECASE)
 
 
 def sniff(data: bytes) -> str | None:
@@ -61,6 +60,28 @@ def attach(path: Path | str) -> ImageBlock:
     if len(data) > MAX_BYTES:
         data, media_type = downscale(data, path)
     return store(data, media_type)
+
+
+def from_data(data: bytes, source: str) -> ImageBlock:
+    """An image a tool returned (its bytes) as a block, stored like an attached one
+    (ImageError, naming ``source``, if it is not one we send)."""
+    if len(data) > MAX_INPUT_BYTES:
+        raise ImageError(f"cannot attach {source}: {len(data) / 1e6:.0f} MB is too large")
+    media_type = sniff(data)
+    if media_type is None:
+        raise ImageError(f"cannot attach {source}: not a png, jpeg, gif or webp image")
+    if len(data) > MAX_BYTES:
+        data, media_type = downscale(data, Path(source))
+    return store(data, media_type)
+
+
+def accepts_images(model: str) -> bool:
+    """Whether ``model`` takes images: the model table says so, or does not know
+    the model (then it is sent, as ``-i`` does, and a refusal is explained)."""
+    from swebash_py.engine.modelinfo import model_entry
+
+    entry = model_entry(model)
+    return entry is None or entry.get("supports_vision") is True
 
 
 def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
@@ -111,24 +132,3 @@ def load(media_type: str, digest: str) -> ImageBlock | TextBlock:
 def placeholder(block: ImageBlock) -> str:
     """How an image shows in text (exports, the stored row)."""
     return f"[image {block.sha256[:12]}.{EXTENSIONS.get(block.media_type, 'bin')}]"
-
-
-def attach_mentions(text: str, cwd: Path) -> tuple[str, list[ImageBlock]]:
-    """The text with its ``@image`` words attached (ImageError for a bad one)."""
-    text, paths = split_mentions(text, cwd)
-    return text, [attach(path) for path in paths]
-
-
-def split_mentions(text: str, cwd: Path | None = None) -> tuple[str, list[Path]]:
-    """``@name.png`` words naming existing files: the paths, and the text with
-    each such word left as the bare name (other ``@words`` are untouched)."""
-    found: list[Path] = []
-
-    def take(match: re.Match[str]) -> str:
-        path = (cwd or Path.cwd()) / Path(match.group(1)).expanduser()
-        if not path.is_file():
-            return match.group(0)
-        found.append(path)
-        return match.group(1)
-
-    return _MENTION.sub(take, text), found

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from swebash_py.agent.truncate import cap_middle
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
-from swebash_py.engine.messages import ToolResultBlock, ToolUseBlock
+from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
 from swebash_py.events import (
     ApprovalEvent,
     BlockStart,
@@ -69,8 +69,10 @@ class ToolExecutor:
                  post_hook: PostHook | None = None, debug: bool = False,
                  journal: Callable[[], Any] | None = None,
                  on_result: OnResult = lambda _block: None,
-                 audit: AuditSink | None = None) -> None:
+                 audit: AuditSink | None = None, send_images: bool = False) -> None:
         self._registry = registry
+        self._send_images = send_images  # the model takes images a tool returns
+        self._images: dict[str, list[ImageBlock]] = {}
         self._on_result = on_result
         self._answered: set[str] = set()
         self._approver = approver
@@ -104,6 +106,11 @@ class ToolExecutor:
     def stream_finished(self) -> None:
         """The reply has finished streaming: questions may now be asked."""
         self._stream_done.set()
+
+    def images(self) -> list[ImageBlock]:
+        """The images the finished calls returned (``metadata["images"]``), in
+        emission order: they go to the model after the results."""
+        return [image for slot in self._slots for image in self._images.get(slot.call.id, ())]
 
     async def results(self) -> list[ToolResultBlock]:
         """Every call's result, in emission order."""
@@ -306,6 +313,12 @@ class ToolExecutor:
 
     def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
         result = redact_result(result)  # secret values never reach the model
+        if images := list(result.metadata.get("images") or ()):
+            if self._send_images:
+                self._images[call.id] = images
+            else:
+                result = dataclasses.replace(result, output=result.output + (
+                    f"\n[{len(images)} image(s) not shown: this model does not take images]"))
         content = cap_middle(result.output, self._context.max_output_chars)
         block = ToolResultBlock(call.id, call.name, content, result.is_error)
         self._answer(block)

@@ -34,6 +34,7 @@ from swebash_py.events import (
     TurnStart,
     UsageEvent,
 )
+from swebash_py.images import accepts_images
 from swebash_py.provider.base import ChatRequest, ToolSpec
 from swebash_py.provider.finish import user_message
 from swebash_py.tools.base import ToolContext
@@ -222,7 +223,8 @@ class Agent:
         executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                                 timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
                                 post_hook=self._post_hook, debug=self.options.debug,
-                                on_result=record, audit=getattr(self._recorder, "audit", None))
+                                on_result=record, audit=getattr(self._recorder, "audit", None),
+                                send_images=accepts_images(self.options.model))
         try:
             async for event in self._request_stream(emit):
                 for call in assembler.feed(event):
@@ -236,7 +238,7 @@ class Agent:
             else:
                 results = await asyncio.shield(executor.wind_down(
                     "not run: the model's reply failed before it finished"))
-            self._append("user", list(results))
+            self._append("user", [*results, *self._tool_images(executor, record)])
             state.text.append(assembler.text)
             raise
         self._append("assistant", assembler.blocks)
@@ -249,9 +251,9 @@ class Agent:
             results = await executor.results()
         except BaseException:
             results = await asyncio.shield(executor.cancel())
-            self._append("user", list(results))
+            self._append("user", [*results, *self._tool_images(executor, record)])
             raise
-        self._append("user", list(results))
+        self._append("user", [*results, *self._tool_images(executor, record)])
         state.rounds_with_tools += 1
         return Finish("tool_calls")
 
@@ -321,6 +323,15 @@ class Agent:
             state.cost = (state.cost or 0.0) + cost
         emit(UsageEvent(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
                         usage.cache_write_tokens, cost))
+
+    @staticmethod
+    def _tool_images(executor: ToolExecutor, record: Callable[[Block], None]
+                     ) -> list[ImageBlock]:
+        """The images the tools returned, recorded (by reference) after the results."""
+        images = executor.images()
+        for image in images:
+            record(image)
+        return images
 
     def _append(self, role: str, blocks: list[Any]) -> None:
         """Add blocks to the history (they were recorded as they completed),

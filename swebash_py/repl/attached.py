@@ -1,7 +1,7 @@
 """`!command` attached to the terminal through a pseudo-terminal, output teed.
 
-The command gets a real terminal (its own pty, sized like ours, as its
-controlling terminal), so `!vim`, `!git commit` and `!python` reading input
+The command gets a real terminal (its own pty, sized like ours and resized
+with it, as its controlling terminal), so `!vim`, `!git commit` and `!python` reading input
 work; whatever it writes is copied to our terminal as it comes and kept
 (bounded) so it can be attached to the next question. Our terminal is in raw
 mode meanwhile: every key, Ctrl-C included, goes to the command. A full-screen
@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import os
 import pty
+import signal
 import termios
 import tty
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ def _copy_size(src: int, dst: int) -> None:
 async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) -> Attached:
     """Run ``command`` in the user's shell on a pty bridged to ``stdin_fd``/``stdout_fd``."""
     master, slave = pty.openpty()
-    _copy_size(stdout_fd, slave)
+    _copy_size(stdout_fd, master)
     try:
         process = await asyncio.create_subprocess_exec(
             user_shell(), "-c", command, cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
@@ -83,6 +84,9 @@ async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) ->
 
     saved = termios.tcgetattr(stdin_fd)
     tty.setraw(stdin_fd, termios.TCSADRAIN)  # keys typed ahead are kept
+    # our window resized: so is the command's (the kernel tells it with SIGWINCH)
+    loop.add_signal_handler(signal.SIGWINCH, _copy_size, stdout_fd, master)
+    _copy_size(stdout_fd, master)  # a resize while it was starting
     loop.add_reader(master, from_command)
     loop.add_reader(stdin_fd, from_user)
     try:
@@ -94,6 +98,7 @@ async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) ->
             os.killpg(process.pid, 9)
         raise
     finally:
+        loop.remove_signal_handler(signal.SIGWINCH)  # the prompt sets its own again
         loop.remove_reader(stdin_fd)
         loop.remove_reader(master)
         termios.tcsetattr(stdin_fd, termios.TCSADRAIN, saved)

@@ -32,6 +32,13 @@ COMMANDS = {
     "/mcp": "MCP servers: state, tools and errors",
     "/init": "ask the model to write an AGENTS.md for this project",
     "/memory": "the AGENTS.md instructions the model was given",
+    "/trust": "this folder's .swebash/ settings: /trust, /trust add, /trust revoke",
+}
+
+ARGUMENTS = {  # what Tab offers after the command
+    "/trust": ("add", "revoke"),
+    "/approval": APPROVAL_MODES,
+    "/sandbox": SANDBOX_MODES,
 }
 
 INIT_PROMPT = """\
@@ -45,6 +52,7 @@ HELP_FOOTER = """\
 !command     run a shell command yourself; its output is attached to your next question
 ? task       ask for one shell command, then execute / edit / describe / abort it
 ?? command   explain a shell command in a few lines
+@path        attach a file (text or image); @"a b.txt" or @a\\ b.txt for spaces
 Esc Enter    new line (multi-line input; pasted text keeps its lines)
 Ctrl-C       cancel the running answer or tool; on an empty prompt it does nothing
 Tab          complete /commands and file paths
@@ -277,6 +285,11 @@ class SlashCommands:
         from swebash_py.repl.undo import ps
 
         await ps(self.repl, arg)
+
+    async def cmd_trust(self, arg: str) -> None:
+        from swebash_py.repl.trusting import trust_command
+
+        await trust_command(self.repl, arg)
 
 
 def cache_words(usage: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
@@ -10,12 +10,15 @@ from prompt_toolkit.document import Document
 
 
 class ReplCompleter(Completer):
-    """`/` completes commands (first word); any other word completes a path,
-    relative to ``cwd()`` (``@path`` too: the ``@`` stays)."""
+    """`/` completes commands (first word) and, for some, their argument
+    (``arguments``); any other word completes a path, relative to ``cwd()``
+    (``@path`` too: the ``@`` stays)."""
 
     def __init__(self, commands: dict[str, str],
-                 cwd: Callable[[], Path] = Path.cwd) -> None:
+                 cwd: Callable[[], Path] = Path.cwd,
+                 arguments: Mapping[str, Sequence[str]] | None = None) -> None:
         self._commands = commands
+        self._arguments = arguments or {}
         self._paths = PathCompleter(expanduser=True, get_paths=lambda: [str(cwd())])
 
     def get_completions(self, document: Document,
@@ -25,6 +28,12 @@ class ReplCompleter(Completer):
             for name, help_text in self._commands.items():
                 if name.startswith(text):
                     yield Completion(name, -len(text), display_meta=help_text)
+            return
+        name, _, arg = text.partition(" ")
+        if name in self._arguments and " " not in arg:
+            for word in self._arguments[name]:
+                if word.startswith(arg):
+                    yield Completion(word, -len(arg))
             return
         word = document.get_word_before_cursor(WORD=True)
         if text.startswith("!") and word == text:

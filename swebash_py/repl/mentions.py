@@ -1,21 +1,40 @@
-"""`@path` in a question attaches that file's text (the contract's REPL section).
+"""`@path` in a question attaches that file (the contract's REPL section).
 
-``expand`` finds each ``@path`` naming an existing file and appends its text to
-the question; the ``@path`` itself stays in the question, so the model sees
-what the user referred to. Images are handed back untouched in
-``Mentions.images`` (attaching them is the image support's job: a hook).
+One tokenizer (``find``) for text files and images alike:
+
+- ``@`` starts a mention at the start of the text, after whitespace or after
+  ``(``, ``[``, ``{`` (``me@example.com`` is not one; ``\\@x`` neither);
+- the name runs to the next unescaped whitespace; ``\\`` escapes the next
+  character (``@my\\ notes.txt``); ``@"my notes.txt"`` and ``@'...'`` quote it;
+- trailing punctuation (``.,;:!?)]}'"``, unescaped) is dropped from an unquoted
+  name when the name with it names no file (``see @notes.txt.``);
+- only names of existing files (``~`` expanded, relative to the REPL's
+  directory) count: anything else is left as text.
+
+``expand`` attaches them: a text file's contents are appended to the question
+(its ``@name`` stays, so the model sees what was referred to); an image
+(png, jpeg, gif, webp by suffix) is handed back in ``Mentions.images`` for the
+image support to attach, and its ``@name`` becomes the bare name.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_FILE_CHARS = 100_000
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-_MENTION = re.compile(r"(?<![\w@])@((?:\\ |[^\s])+)")
-_TRAILING = ".,;:!?)]}'\""
+TRAILING = ".,;:!?)]}'\""
+OPENERS = "([{"
+QUOTES = "\"'"
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int  # where its ``@`` is in the text
+    end: int  # just past its last character (trailing punctuation not included)
+    name: str  # as the user wrote it, unquoted and unescaped
+    path: Path
 
 
 @dataclass
@@ -26,42 +45,95 @@ class Mentions:
     notes: list[str] = field(default_factory=list)  # one line each, for the user
 
 
-def _resolve(word: str, cwd: Path) -> tuple[Path, str] | None:
-    """The file ``word`` names (trailing punctuation allowed) and its name."""
-    word = word.replace("\\ ", " ")
-    for candidate in (word, word.rstrip(_TRAILING)):
-        path = (cwd / Path(candidate).expanduser())
-        if candidate and path.is_file():
-            return path, candidate
-    return None
+def find(text: str, cwd: Path) -> list[Mention]:
+    """Every ``@name`` in ``text`` that names an existing file, in order."""
+    found: list[Mention] = []
+    i = 0
+    while (i := text.find("@", i)) != -1:
+        start, i = i, i + 1
+        if start and not (text[start - 1].isspace() or text[start - 1] in OPENERS):
+            continue
+        if i < len(text) and text[i] in QUOTES:
+            close = text.find(text[i], i + 1)
+            if close == -1:
+                continue
+            word = text[i + 1:close]
+            candidates = [(word, close + 1)] if word else []
+            i = close + 1
+        else:
+            chars, i = _word(text, i)
+            candidates = _candidates(chars)
+        for name, end in candidates:
+            path = cwd / Path(name).expanduser()
+            if path.is_file():
+                found.append(Mention(start, end, name, path))
+                break
+    return found
+
+
+def _word(text: str, i: int) -> tuple[list[tuple[str, int, bool]], int]:
+    """The characters of a name from ``i`` to unescaped whitespace: (char, end of
+    it in ``text``, escaped); and where the name ends."""
+    chars: list[tuple[str, int, bool]] = []
+    while i < len(text) and not text[i].isspace():
+        if text[i] == "\\" and i + 1 < len(text):
+            chars.append((text[i + 1], i + 2, True))
+            i += 2
+        else:
+            chars.append((text[i], i + 1, False))
+            i += 1
+    return chars, i
+
+
+def _candidates(chars: list[tuple[str, int, bool]]) -> list[tuple[str, int]]:
+    """The name, then the name less each trailing (unescaped) punctuation mark."""
+    found: list[tuple[str, int]] = []
+    while chars:
+        found.append(("".join(c for c, _, _ in chars), chars[-1][1]))
+        char, _, escaped = chars[-1]
+        if escaped or char not in TRAILING:
+            break
+        chars = chars[:-1]
+    return found
 
 
 def expand(question: str, cwd: Path) -> Mentions:
-    """Attach the text of every file named ``@path`` in ``question``."""
+    """Attach every file named ``@path`` in ``question`` (see the module doc)."""
     result = Mentions(question)
     blocks: list[str] = []
-    for match in _MENTION.finditer(question):
-        found = _resolve(match.group(1), cwd)
-        if found is None or found[0] in result.attached or found[0] in result.images:
-            continue
-        path, name = found
+    pieces: list[str] = []
+    done = 0
+    for mention in find(question, cwd):
+        path, name = mention.path, mention.name
         if path.suffix.lower() in IMAGE_SUFFIXES:
-            result.images.append(path)
+            pieces += [question[done:mention.start], name]  # the image goes as itself
+            done = mention.end
+            if path not in result.images:
+                result.images.append(path)
             continue
-        data = path.read_bytes()
-        if b"\0" in data[:8192]:
-            result.notes.append(f"not attached: {name} is a binary file")
+        if path in result.attached:
             continue
-        text = data.decode("utf-8", errors="replace")
-        cut = len(text) > MAX_FILE_CHARS
-        body = text[:MAX_FILE_CHARS]
-        blocks.append(f"Contents of `{name}`"
-                      + (f" (first {MAX_FILE_CHARS:,} characters)" if cut else "")
-                      + f":\n```\n{body.rstrip()}\n```")
-        result.attached.append(path)
-        lines = text.count("\n") + (not text.endswith("\n") and bool(text))
-        result.notes.append(f"attached {name} ({lines} lines"
-                            + (", cut" if cut else "") + ")")
-    if blocks:
-        result.question = "\n\n".join([question, *blocks])
+        if (block := _text_block(path, name, result.notes)) is not None:
+            blocks.append(block)
+            result.attached.append(path)
+    text = "".join([*pieces, question[done:]])
+    result.question = "\n\n".join([text, *blocks])
     return result
+
+
+def _text_block(path: Path, name: str, notes: list[str]) -> str | None:
+    """The file's text as a block for the question (None for a binary file)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        notes.append(f"not attached: {name}: {exc.strerror or exc}")
+        return None
+    if b"\0" in data[:8192]:
+        notes.append(f"not attached: {name} is a binary file")
+        return None
+    text = data.decode("utf-8", errors="replace")
+    cut = len(text) > MAX_FILE_CHARS
+    lines = text.count("\n") + (not text.endswith("\n") and bool(text))
+    notes.append(f"attached {name} ({lines} lines" + (", cut" if cut else "") + ")")
+    return (f"Contents of `{name}`" + (f" (first {MAX_FILE_CHARS:,} characters)" if cut else "")
+            + f":\n```\n{text[:MAX_FILE_CHARS].rstrip()}\n```")

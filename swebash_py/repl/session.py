@@ -25,13 +25,13 @@ from swebash_py.cli.invocation import Invocation
 from swebash_py.config import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
-from swebash_py.images import attach, attach_mentions
+from swebash_py.images import attach
 from swebash_py.paths import ensure_data_dir
 from swebash_py.render import make_renderer
 from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.attention import Attention
-from swebash_py.repl.commands import COMMANDS, EXIT, SlashCommands
+from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 
@@ -92,7 +92,7 @@ class Repl:
         history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_dir / "repl_history")),
-            completer=ReplCompleter(self._completions, lambda: self.shell_dir),
+            completer=ReplCompleter(self._completions, lambda: self.shell_dir, ARGUMENTS),
             complete_while_typing=False,
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
             editing_mode=EditingMode.VI if settings.editing_mode == "vi" else EditingMode.EMACS)
@@ -223,7 +223,8 @@ class Repl:
         info = self.store.get_session(session_id) if session_id else None
         title = f": {info.title}" if info and info.title else ""
         self.say(f"resumed session {self.short_id(session_id)}{title}", "dim")
-        if (shown := recap(self.agent.history)) is not None:
+        rendered = self.console.is_terminal and not self.console.is_dumb_terminal
+        if (shown := recap(self.agent.history, rendered=rendered)) is not None:
             self.console.print(shown)
 
     def preload_litellm(self) -> None:
@@ -312,14 +313,14 @@ class Repl:
             await self._guarded(self._suggest(line[1:].strip()))
             return None
         try:
-            line, attached = attach_mentions(line, self.settings.workspace)
+            line, attached = self._mentions(line)
             if self.invocation.images:  # `ai -i shot.png`: goes with the first question
                 attached = [*map(attach, self.invocation.images), *attached]
                 self.invocation.images = []
         except ImageError as exc:  # nothing is sent; the line is in the history to fix
             self.say(f"ai: {exc}", "bold red")
             return None
-        await self._guarded(self._turn(line, images=attached))
+        await self._guarded(self._turn(line, images=attached, mentions=False))
         return None
 
     async def _guarded(self, work: Any) -> object:
@@ -355,8 +356,14 @@ class Repl:
 
     async def _turn(self, text: str, collect: list[str] | None = None,
                     hide_text: bool = False,
-                    images: list[ImageBlock] | None = None) -> None:
-        text = self._attach_mentions(text)
+                    images: list[ImageBlock] | None = None, mentions: bool = True) -> None:
+        if mentions:
+            try:
+                text, found = self._mentions(text)
+            except ImageError as exc:  # nothing is sent
+                self.say(f"ai: {exc}", "bold red")
+                return
+            images = [*(images or []), *found]
         if self.pending_context:  # after the question: the question names the session
             text = "\n\n".join([text, *self.pending_context])
             self.pending_context.clear()
@@ -380,17 +387,16 @@ class Repl:
         if problem := self.recorder.take_problem():
             self.say(f"Error: {problem}", "bold red")
 
-    def _attach_mentions(self, text: str) -> str:
-        """`@path` attaches that file's text; images are left to the image support."""
+    def _mentions(self, text: str) -> tuple[str, list[ImageBlock]]:
+        """`@path` (relative to where `!cd` went): a file's text is appended, an
+        image attached (ImageError for a bad one: then nothing is)."""
         from swebash_py.repl.mentions import expand
 
         mentions = expand(text, self.shell_dir)
-        for note in mentions.notes:
+        images = [attach(path) for path in mentions.images]
+        for note in [*mentions.notes, *(f"attached {p.name} (image)" for p in mentions.images)]:
             self.say(note, "dim")
-        for image in mentions.images:
-            self.say(f"not attached: {image.name} (images via @ are not supported yet; "
-                     "use -i)", "yellow")
-        return mentions.question
+        return mentions.question, images
 
     async def _suggest(self, task: str) -> None:
         """`? task`: one command from the model, shown once; then execute / edit /

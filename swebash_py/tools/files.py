@@ -20,7 +20,7 @@ from pydantic import Field
 
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.search import search
-from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
+from swebash_py.tools.workspace import ResolvedPath, is_inside, real_workspace, resolve
 
 READ_CAP = 256 * 1024  # bytes of numbered text per read_file call
 DEFAULT_LIMIT = 2000  # lines per read_file call
@@ -206,7 +206,8 @@ class ReadFile(Tool[ReadFileArgs]):
         "Read a text file. Returns numbered lines (`cat -n` style: line number, tab, text). "
         f"At most {DEFAULT_LIMIT} lines or {READ_CAP // 1024} KiB per call; use `offset` and "
         "`limit` to page through large files (a note at the end says which offset to use next). "
-        "Binary files, FIFOs and devices are refused."
+        "Binary files, FIFOs and devices are refused. An image in the workspace (png, jpeg, "
+        "gif, webp) is returned as an image, for a model that takes images."
     )
     Args = ReadFileArgs
     read_only = True
@@ -218,9 +219,33 @@ class ReadFile(Tool[ReadFileArgs]):
     async def run(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         rp = resolve(args.path, ctx.workspace)
         shown = rp.shown(real_workspace(ctx.workspace))
+        if rp.path.suffix.lower() in IMAGE_SUFFIXES and is_inside(
+                rp.path, real_workspace(ctx.workspace)):
+            image = await asyncio.to_thread(read_image, rp.path, shown)
+            if image is not None:
+                return image
         text = await asyncio.to_thread(read_numbered, rp.path, shown, args.offset or 1,
                                        args.limit or DEFAULT_LIMIT)
         return ToolResult(text, metadata={"path": str(rp.path)})
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+
+def read_image(path: Path, shown: str) -> ToolResult | None:
+    """The image at ``path`` for the model (``metadata["images"]``: the loop sends
+    it after the results); None when it is not one we send (read as text then)."""
+    from swebash_py.errors import ImageError
+    from swebash_py.images import MAX_INPUT_BYTES, from_data
+
+    with open_regular(path, shown) as f:
+        data = f.read(MAX_INPUT_BYTES + 1)
+    try:
+        block = from_data(data, shown)
+    except ImageError:
+        return None
+    return ToolResult(f"[image {shown}: {block.media_type}, {len(data):,} bytes]",
+                      metadata={"path": str(path), "images": [block]})
 
 
 # ----------------------------------------------------------- list_directory

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import sqlite3
 import sys
@@ -16,8 +17,9 @@ import pytest
 
 from swebash_py import images
 from swebash_py.errors import ImageError
+from tests.agent.helpers import sent_results
 from tests.e2e.conftest import run_ai
-from tests.fakeprovider import ErrorReply, FakeProvider, Reply
+from tests.fakeprovider import ErrorReply, FakeProvider, Reply, ToolCall
 
 # A valid 1x1 PNG.
 PNG = base64.b64decode(
@@ -156,13 +158,12 @@ def test_resume_resends_the_image_from_the_data_dir(fake_provider: FakeProvider,
 
 
 def test_at_mentions_name_existing_images_only(shot: Path, workspace: Path) -> None:
-    text, paths = images.split_mentions("look at @shot.png and @missing.png, mail a@b.png",
-                                        workspace)
-    assert paths == [shot]
-    assert text == "look at shot.png and @missing.png, mail a@b.png"
-    text, attached = images.attach_mentions("what is @shot.png", workspace)
-    assert text == "what is shot.png"
-    assert [b.data for b in attached] == [PNG_B64]
+    from swebash_py.repl.mentions import expand
+
+    found = expand("look at @shot.png and @missing.png, mail a@b.png", workspace)
+    assert found.images == [shot]
+    assert found.question == "look at shot.png and @missing.png, mail a@b.png"
+    assert [images.attach(p).data for p in found.images] == [PNG_B64]
 
 
 def test_the_type_is_told_from_the_bytes() -> None:
@@ -171,3 +172,20 @@ def test_the_type_is_told_from_the_bytes() -> None:
     assert images.sniff(b"GIF89a....") == "image/gif"
     assert images.sniff(b"RIFF\0\0\0\0WEBPVP8 ") == "image/webp"
     assert images.sniff(b"RIFF\0\0\0\0WAVEfmt ") is None
+
+
+def test_read_file_of_an_image_in_the_workspace_sends_the_image(
+        fake_provider: FakeProvider, shot: Path, workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(PNG)
+    calls = [ToolCall("r1", "read_file", json.dumps({"path": "shot.png"})),
+             ToolCall("r2", "read_file", json.dumps({"path": str(outside)}))]
+    fake_provider.queue(Reply(tool_calls=calls), Reply(text="A dot."))
+    result = _ask(fake_provider, "anthropic/x", "-y", "what is in shot.png?")
+    assert result.returncode == 0, result.stderr
+    (inside_result, outside_result) = sent_results(fake_provider.requests[1])
+    assert inside_result[1] == f"[image shot.png: image/png, {len(PNG)} bytes]"
+    assert "binary file" in outside_result[1]  # outside the workspace: not sent as one
+    user = fake_provider.requests[1].body["messages"][-1]["content"]
+    images = [part for part in user if part["type"] == "image"]
+    assert [part["source"]["data"] for part in images] == [PNG_B64]  # once: the inside one

@@ -4,6 +4,7 @@ denied (no terminal), failing, and a project's .swebash/ that is not trusted."""
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -291,6 +292,59 @@ def test_doctor_checks_each_mcp_server(workspace: Path, isolated: Path) -> None:
     assert "mcp good: " in result.stdout and "tools" in result.stdout
     assert "fail  mcp bad: " in result.stdout and "missing something" in result.stdout
     assert result.returncode == 1  # a configured server that does not start is broken
+
+
+def test_mcp_list_exits_1_when_a_server_fails_and_lists_the_rest(workspace: Path,
+                                                                  isolated: Path) -> None:
+    (isolated / "config.toml").write_text(toml_servers(good=stdio_server(),
+                                                       bad=stdio_server("--fail-at-start")))
+    result = run_ai("mcp", "list", cwd=workspace)
+    assert "good  [ready]" in result.stdout and "mcp__good__echo" in result.stdout
+    assert "bad  [failed]" in result.stdout and "missing something" in result.stdout
+    assert result.stderr == "ai: bad failed to start\n"
+    assert result.returncode == 1  # like `ai doctor`: a configured server is broken
+    # the twin: all of them up, or the broken one disabled, is a success
+    (isolated / "config.toml").write_text(toml_servers(
+        good=stdio_server(), bad={**stdio_server("--fail-at-start"), "enabled": False}))
+    result = run_ai("mcp", "list", cwd=workspace)
+    assert "bad  [disabled]" in result.stdout
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("model", ["openai/x", "anthropic/claude-x"])
+def test_an_image_from_a_tool_reaches_the_model_as_an_image(
+        fake_provider: FakeProvider, workspace: Path, isolated: Path, model: str) -> None:
+    from tests.mcp.testserver import PNG
+
+    png = base64.b64encode(PNG).decode()
+    (isolated / "config.toml").write_text(toml_servers(t=stdio_server()))
+    fake_provider.queue(call("mcp__t__picture"), Reply(text="A dot."), Reply(text="Still."))
+    args = ["-y", "-m", model, "--api-base", fake_provider.url]
+    result = run_ai(*args, "draw", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    ((_, content, _),) = sent_results(fake_provider.requests[1])
+    assert "[image returned by the tool: image/png" in content
+    sent = json.dumps(fake_provider.requests[1].body["messages"][-1])
+    assert png in sent  # the image itself, after the result
+    assert png not in json.dumps(fake_provider.requests[0].body)
+    result = run_ai(*args, "-c", "and now?", cwd=workspace)  # resumed: sent again
+    assert result.returncode == 0, result.stderr
+    assert png in json.dumps(fake_provider.requests[2].body["messages"])
+
+
+def test_a_model_without_vision_gets_a_note_instead(fake_provider: FakeProvider,
+                                                    workspace: Path, isolated: Path) -> None:
+    from tests.mcp.testserver import PNG
+
+    (isolated / "config.toml").write_text(toml_servers(t=stdio_server()))
+    fake_provider.queue(call("mcp__t__picture"), Reply(text="Cannot see it."))
+    result = run_ai("-y", "-m", "openai/gpt-3.5-turbo", "--api-base", fake_provider.url,
+                    "draw", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    ((_, content, _),) = sent_results(fake_provider.requests[1])
+    assert "1 image(s) not shown: this model does not take images" in content
+    body = json.dumps(fake_provider.requests[1].body)
+    assert "image_url" not in body and base64.b64encode(PNG).decode() not in body
 
 
 @pytest.mark.parametrize("name", ["WIDGET_TOKEN", "WIDGET_COLOUR"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from mcp.types import CallToolResult, ImageContent, TextContent
 
 from swebash_py.mcpclient.results import map_result
@@ -24,8 +26,19 @@ def test_structured_content_when_there_is_no_other() -> None:
     assert result.output == '{"a": 1}'
 
 
-def test_an_image_is_a_note_and_garbage_an_error() -> None:
-    image = ImageContent(type="image", data="aGVsbG8=", mime_type="image/png")
-    assert "[image returned by the tool: image/png" in map_result(
-        CallToolResult(content=[image]), limit=1_000).output
+def test_an_image_is_handed_on_and_garbage_an_error() -> None:
+    from tests.mcp.testserver import PNG
+
+    image = ImageContent(type="image", data=base64.b64encode(PNG).decode(),
+                         mime_type="image/png")
+    result = map_result(CallToolResult(content=[image]), limit=1_000)
+    assert result.output == f"[image returned by the tool: image/png, about {len(PNG)} bytes]"
+    (block,) = result.metadata["images"]
+    assert (block.media_type, base64.b64decode(block.data)) == ("image/png", PNG)
+    # the twin: bytes that are no image stay a note, with why, and nothing is handed on
+    fake = ImageContent(type="image", data="aGVsbG8=", mime_type="image/png")
+    result = map_result(CallToolResult(content=[fake]), limit=1_000)
+    assert result.output.startswith("[image returned by the tool: image/png")
+    assert "not a png, jpeg, gif or webp image" in result.output
+    assert "images" not in result.metadata
     assert map_result("not a result", limit=1_000).is_error

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from swebash_py.repl.commands import COMMANDS
+from swebash_py.repl.commands import ARGUMENTS, COMMANDS
 from swebash_py.repl.completion import ReplCompleter
-from swebash_py.repl.mentions import expand
+from swebash_py.repl.mentions import expand, find
 
 
 def completions(text: str, cwd: Path) -> list[str]:
-    completer = ReplCompleter(COMMANDS, lambda: cwd)
+    completer = ReplCompleter(COMMANDS, lambda: cwd, ARGUMENTS)
     doc = Document(text, len(text))
     event = CompleteEvent(completion_requested=True)
     return [c.text for c in completer.get_completions(doc, event)]
@@ -27,6 +28,14 @@ def test_paths_complete_in_the_middle_of_a_question(tmp_path: Path) -> None:
     assert completions("look at @src/a", tmp_path) == ["pp.py"]
     assert completions("!cat src/", tmp_path) == ["app.py"]
     assert "/help" in completions("/he", tmp_path)
+
+
+def test_some_commands_complete_their_argument(tmp_path: Path) -> None:
+    assert completions("/trust ", tmp_path) == ["add", "revoke"]
+    assert completions("/trust r", tmp_path) == ["revoke"]  # the word, from its start
+    assert completions("/approval a", tmp_path) == ["ask", "auto-edit"]
+    assert completions("/sandbox r", tmp_path) == ["read-only"]
+    assert completions("/trust add x", tmp_path) == []  # one argument
 
 
 def test_at_path_attaches_the_text_and_leaves_other_at_signs(tmp_path: Path) -> None:
@@ -45,3 +54,52 @@ def test_at_path_attaches_the_text_and_leaves_other_at_signs(tmp_path: Path) -> 
 def test_the_twin_without_a_file_nothing_is_attached(tmp_path: Path) -> None:
     question = "what is @notes.txt"
     assert expand(question, tmp_path).question == question
+
+
+FILES = ("notes.txt", "my notes.txt", "notes.txt.", "src/a.py", "shot.png", "it's.txt")
+
+
+@pytest.mark.parametrize(("question", "names"), [
+    ("summarise @notes.txt", ["notes.txt"]),
+    ("summarise @notes.txt, then stop", ["notes.txt"]),  # trailing punctuation
+    ("see (@src/a.py).", ["src/a.py"]),  # opened by a bracket, closed by two marks
+    ("read @src/a.py: it fails", ["src/a.py"]),
+    ("end with @notes.txt.", ["notes.txt."]),  # that file exists: the dot is its own
+    ("what is @shot.png?", ["shot.png"]),
+    ('compare @"my notes.txt" and @notes.txt', ["my notes.txt", "notes.txt"]),
+    ("compare @'my notes.txt'", ["my notes.txt"]),
+    (r"compare @my\ notes.txt please", ["my notes.txt"]),
+    (r"this: @it\'s.txt", ["it's.txt"]),
+    ("mail me@notes.txt", []),  # not after a space: an address
+    (r"a literal \@notes.txt", []),
+    ("@@notes.txt", []),
+    ("@nope.txt and @src", []),  # no such file; a directory
+    ('@"my notes.txt', []),  # an unclosed quote
+    (r"@notes.txt\,", []),  # an escaped mark is part of the name
+    ("@ notes.txt", []),
+])
+def test_the_mention_tokenizer(tmp_path: Path, question: str, names: list[str]) -> None:
+    for name in FILES:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert [m.name for m in find(question, tmp_path)] == names
+    for mention in find(question, tmp_path):
+        assert mention.path == tmp_path / mention.name
+
+
+def test_an_image_is_replaced_by_its_name_and_text_files_stay(tmp_path: Path) -> None:
+    (tmp_path / "my shot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "notes.txt").write_text("hi\n")
+    found = expand('is @"my shot.png" like (@notes.txt)? and @my\\ shot.png!', tmp_path)
+    assert found.images == [tmp_path / "my shot.png"]  # once
+    assert found.question.startswith("is my shot.png like (@notes.txt)? and my shot.png!\n\n")
+    assert found.attached == [tmp_path / "notes.txt"]
+
+
+def test_a_mention_is_relative_to_the_given_directory(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "notes.txt").write_text("x")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert [m.path for m in find("@notes.txt @~/sub/notes.txt", tmp_path / "sub")] == [
+        tmp_path / "sub" / "notes.txt", tmp_path / "sub" / "notes.txt"]

@@ -127,7 +127,9 @@ async def test_at_image_attaches_it(fake_provider: FakeProvider, workspace: obje
     (workspace / "notes.png").write_bytes(b"not an image")  # type: ignore[operator]
     fake_provider.queue(Reply(text="A dot."))
     out = await drive(fake_provider, ["what is @notes.png", "what is @shot.png"], capsys)
+    out = " ".join(out.split())  # the long path wraps the error line at 80 columns
     assert "ai: cannot attach" in out and "not a png, jpeg, gif or webp image" in out
+    assert "attached shot.png (image)" in out
     assert len(fake_provider.requests) == 1  # the bad one sent nothing
     content = fake_provider.requests[0].body["messages"][-1]["content"]
     assert content[0] == {"type": "text", "text": "what is shot.png"}

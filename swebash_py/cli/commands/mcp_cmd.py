@@ -3,6 +3,8 @@
 Each server is started, asked for its tools and stopped. A project's servers
 are started only when the project is trusted (a remembered answer or
 ``--trust``): listing never asks, and never runs an untrusted project's code.
+Exit 1 when an enabled server failed to start (the others are still listed),
+like ``ai doctor``.
 """
 
 from __future__ import annotations
@@ -34,11 +36,16 @@ def list_servers(trust: Annotated[bool, typer.Option("--trust", help="use this f
         typer.echo("no MCP servers configured ([mcp_servers.NAME] in "
                    f"{_config_hint()})")
         return
-    for line in asyncio.run(_probe(settings)):
+    lines, failed = asyncio.run(_probe(settings))
+    for line in lines:
         typer.echo(line)
+    if failed:
+        typer.echo(f"ai: {', '.join(failed)} failed to start", err=True)
+        raise typer.Exit(1)
 
 
-async def _probe(settings: Settings) -> list[str]:
+async def _probe(settings: Settings) -> tuple[list[str], list[str]]:
+    """Each server's lines, and the names of the enabled ones that did not start."""
     from swebash_py.mcpclient.listing import server_lines
     from swebash_py.mcpclient.manager import McpManager
 
@@ -47,13 +54,17 @@ async def _probe(settings: Settings) -> list[str]:
     try:
         await manager.wait_ready()
     finally:
+        ready = {name: c.state == "ready" for name, c in manager.connections.items()}
         await manager.close()
     lines: list[str] = []
-    for connection in manager.connections.values():
-        if connection.state == "stopped":
+    failed: list[str] = []
+    for name, connection in manager.connections.items():
+        if ready[name]:
             connection.state = "ready"  # it was, until this listing stopped it
+        elif connection.settings.enabled:
+            failed.append(name)
         lines += server_lines(connection)
-    return lines
+    return lines, failed
 
 
 def _config_hint() -> str:
