@@ -125,7 +125,9 @@ def start_server(text: str, tmp: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def ai_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    # Bytecode is cached as in a user's installation (the warm-up run writes it).
+    drop = ("NO_COLOR", "FORCE_COLOR", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update({"SWEBASH_HOME": str(home), "SWEBASH_CONFIG": str(home / "config.toml"),
                 "NO_PROXY": "127.0.0.1", "TERM": "xterm-256color",
                 "COLUMNS": str(WIDTH), "LINES": str(HEIGHT)})
@@ -140,7 +142,7 @@ def _reap(proc: subprocess.Popen[bytes], start: float, what: str) -> Run:
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode:
-        raise SystemExit(f"ai exited {proc.returncode} ({what})")
+        raise SystemExit(f"{what} exited {proc.returncode}")
     return wall, usage.ru_utime + usage.ru_stime
 
 
@@ -150,7 +152,7 @@ def plain_run(argv: list[str], env: dict[str, str], out: Path) -> Run:
     with out.open("w") as sink:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
                                 stderr=subprocess.DEVNULL, env=env)
-        return _reap(proc, start, "plain")
+        return _reap(proc, start, f"{Path(argv[0]).name} (plain)")
 
 
 def pty_run(argv: list[str], env: dict[str, str]) -> Run:
@@ -171,63 +173,97 @@ def pty_run(argv: list[str], env: dict[str, str]) -> Run:
                 except OSError:  # EIO: every slave end closed
                     break
     finally:
-        run = _reap(proc, start, "pty")
+        run = _reap(proc, start, f"{Path(argv[0]).name} (pty)")
         os.close(master)
     return run
 
 
 def rich_render(text: str) -> float:
-    """Seconds for one whole ``rich`` render of ``text`` (the floor above the plain run)."""
+    """CPU seconds of one whole ``rich`` render of ``text`` (the floor above the plain run)."""
     with open(os.devnull, "w") as sink:
         console = Console(file=sink, width=WIDTH, force_terminal=True, color_system="truecolor")
-        start = time.perf_counter()
+        start = time.process_time()
         console.print(Markdown(text))
-        return time.perf_counter() - start
+        return time.process_time() - start
 
 
-def whole_process(runs: int, profile: Path | None, ai: str = AI) -> None:
-    print(f"whole `ai` process, loopback provider, {CHUNK}-char chunks, median of {runs} "
-          "(wall s, and CPU s of the process: steadier on a busy machine):")
-    print(f"{'answer':<11} {'chars':>6} {'plain s':>8} {'pty s':>7} {'pty/plain':>9} "
-          f"{'cpu plain':>9} {'cpu pty':>8} {'cpu ratio':>9} {'rich 1x s':>9} "
-          f"{'pty/(plain+rich)':>16}")
-    results: dict[tuple[str, int], tuple[Run, Run]] = {}
+Rows = dict[str, list[Run]]  # "reader plain", "reader pty", "ai plain", "ai pty" -> runs
+
+
+def measure(text: str, runs: int, tmp: Path, ai: str, profile: Path | None,
+            base: Path | None = None) -> Rows:
+    """Each program in each mode ``runs`` times, interleaved so all see the same load.
+    ``base``: also ``ai`` with the package imported from that directory (an A/B)."""
+    server, url = start_server(text, tmp)
+    env = ai_env(tmp)
+    ai_argv = [ai, "-m", "openai/x", "--api-base", url, "write it"]
+    programs = {"reader": ([sys.executable, str(ROOT / "bench" / "stdlib_reader.py"), url],
+                           env),
+                "ai": (ai_argv, env)}
+    if base is not None:
+        programs["base"] = (ai_argv, {**env, "PYTHONPATH": str(base)})
+    rows: Rows = {f"{name} {mode}": [] for name in programs for mode in ("plain", "pty")}
+    try:
+        for argv, penv in programs.values():  # warm-up (and bytecode written)
+            plain_run(argv, penv, tmp / "out.txt")
+            pty_run(argv, penv)
+        for _ in range(runs):
+            for name, (argv, penv) in programs.items():
+                rows[f"{name} plain"].append(plain_run(argv, penv, tmp / "out.txt"))
+                if name != "reader" and (tmp / "out.txt").read_text() != text:
+                    raise SystemExit(f"{name}'s plain output differs from the answer")
+                rows[f"{name} pty"].append(pty_run(argv, penv))
+        if profile is not None:
+            pty_run([sys.executable, "-m", "cProfile", "-o", str(profile), ai,
+                     *ai_argv[1:]], env)
+    finally:
+        server.terminate()
+        server.wait(10)
+    return rows
+
+
+def whole_process(runs: int, profile: Path | None, ai: str = AI,
+                  base: Path | None = None) -> None:
+    print(f"whole process, loopback provider, {CHUNK}-char chunks, median of {runs} "
+          "interleaved runs; CPU s of the process (user + system; steadier than wall "
+          "on a busy machine), wall s in brackets:")
+    print(f"{'answer':<11} {'chars':>6} {'reader file':>14} {'reader pty':>14} "
+          f"{'ai file':>14} {'ai pty':>14} {'pty/file':>13} {'rich 1x':>7} "
+          f"{'(pty-file)/rich':>15}" + (f" {'base file':>14} {'base pty':>14} "
+                                        f"{'base pty/file':>13}" if base else ""))
+    ratios: dict[tuple[str, int], tuple[Run, Run]] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        env = ai_env(tmp)
         for kind, make in ANSWERS.items():
             for size in SIZES:
                 text = make(size)
-                server, url = start_server(text, tmp)
-                argv = [ai, "-m", "openai/x", "--api-base", url, "write it"]
-                try:
-                    plain_run(argv, env, tmp / "out.txt")  # warm-up
-                    pty_run(argv, env)
-                    plains, ptys = [], []
-                    for _ in range(runs):  # alternate so both see the same load
-                        plains.append(plain_run(argv, env, tmp / "out.txt"))
-                        ptys.append(pty_run(argv, env))
-                    if profile is not None and size == SIZES[-1]:
-                        dump = profile / f"pty-{kind}-{size}.prof"
-                        pty_run([sys.executable, "-m", "cProfile", "-o", str(dump), ai,
-                                 *argv[1:]], env)
-                finally:
-                    server.terminate()
-                    server.wait(10)
-                if (tmp / "out.txt").read_text() != text:
-                    raise SystemExit(f"plain output of {kind} {size} differs from the answer")
-                plain, rendered = _median(plains), _median(ptys)
+                dump = (profile / f"pty-{kind}-{size}.prof"
+                        if profile is not None and size == SIZES[-1] else None)
+                rows = measure(text, runs, tmp, ai, dump, base)
+                med = {name: _median(values) for name, values in rows.items()}
                 once = min(rich_render(text) for _ in range(2))
-                results[kind, size] = plain, rendered
-                print(f"{kind:<11} {size:>6} {plain[0]:>8.3f} {rendered[0]:>7.3f} "
-                      f"{rendered[0] / plain[0]:>8.2f}x {plain[1]:>9.3f} {rendered[1]:>8.3f} "
-                      f"{rendered[1] / plain[1]:>8.2f}x {once:>9.3f} "
-                      f"{rendered[0] / (plain[0] + once):>15.2f}x")
+                plain, rendered = med["ai plain"], med["ai pty"]
+                ratios[kind, size] = plain, rendered
+                print(f"{kind:<11} {size:>6} {_cells(med, ('reader', 'ai'))} "
+                      f"{_ratio(plain, rendered)} {once:>7.3f} "
+                      f"{(rendered[1] - plain[1]) / once:>14.2f}x"
+                      + (f" {_cells(med, ('base',))} {_ratio(med['base plain'], med['base pty'])}"
+                         if base else ""))
     for kind in ANSWERS:
-        (p20, r20), (p80, r80) = results[kind, SIZES[0]], results[kind, SIZES[1]]
-        print(f"{kind:<11} 80k pty/plain: wall {r80[0] / p80[0]:.2f}x, cpu {r80[1] / p80[1]:.2f}x "
-              f"(goal <= 1.5x); 20k -> 80k growth (wall): plain {p80[0] / p20[0]:.2f}x, "
-              f"pty {r80[0] / r20[0]:.2f}x (goal <= 4.5x)")
+        (p20, r20), (p80, r80) = ratios[kind, SIZES[0]], ratios[kind, SIZES[1]]
+        print(f"{kind:<11} 80k ai pty/file: cpu {r80[1] / p80[1]:.2f}x, wall "
+              f"{r80[0] / p80[0]:.2f}x (goal <= 1.5x); 20k -> 80k growth: file "
+              f"cpu {p80[1] / p20[1]:.2f}x, pty cpu {r80[1] / r20[1]:.2f}x, "
+              f"pty wall {r80[0] / r20[0]:.2f}x (goal <= 4.5x)")
+
+
+def _cells(med: dict[str, Run], names: tuple[str, ...]) -> str:
+    return " ".join(f"{med[f'{n} {m}'][1]:>6.3f} ({med[f'{n} {m}'][0]:>5.2f})"
+                    for n in names for m in ("plain", "pty"))
+
+
+def _ratio(plain: Run, rendered: Run) -> str:
+    return f"{rendered[1] / plain[1]:>5.2f}x ({rendered[0] / plain[0]:.2f}x)"
 
 
 def _median(runs: list[Run]) -> Run:
@@ -311,10 +347,13 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="write cProfile dumps of rendered runs here")
     parser.add_argument("--skip-in-process", action="store_true")
     parser.add_argument("--ai", default=AI, help="the `ai` to run (e.g. an older build)")
+    parser.add_argument("--base", type=Path,
+                        help="A/B: also run `ai` importing swebash_py from this directory "
+                             "(e.g. `git archive HEAD swebash_py | tar -x -C DIR`)")
     args = parser.parse_args()
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
-    whole_process(args.runs, args.profile, args.ai)
+    whole_process(args.runs, args.profile, args.ai, args.base)
     if not args.skip_in_process:
         in_process()
 

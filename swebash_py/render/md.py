@@ -23,6 +23,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Markdown, MarkdownElement
 from rich.syntax import Syntax, SyntaxTheme
 
+from swebash_py.render.code import CodeView
+
 # The same rules rich's Markdown enables; parsing is stateless, so one parser serves all.
 PARSER = MarkdownIt().enable("strikethrough").enable("table")
 # Its block stage alone (block tokens, ``inline`` tokens left unparsed) ...
@@ -56,12 +58,11 @@ def theme(name: str) -> SyntaxTheme:
 
 
 class _CodeBlock(CodeBlock):
-    """rich's ``CodeBlock`` with the lexer and theme taken from the caches."""
+    """rich's ``CodeBlock``: lexer and theme from the caches, drawn by ``CodeView``."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        yield Syntax(code, lexer(self.lexer_name), theme=theme(self.theme),
-                     word_wrap=True, padding=1)
+        yield CodeView(code, lexer(self.lexer_name), theme(self.theme))
 
 
 class FastMarkdown(Markdown):
