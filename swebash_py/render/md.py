@@ -20,10 +20,11 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Markdown, MarkdownElement
+from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement, Paragraph
 from rich.syntax import Syntax, SyntaxTheme
 
 from swebash_py.render.code import CodeView
+from swebash_py.render.oneline import one_line
 
 # The same rules rich's Markdown enables; parsing is stateless, so one parser serves all.
 PARSER = MarkdownIt().enable("strikethrough").enable("table")
@@ -65,11 +66,37 @@ class _CodeBlock(CodeBlock):
         yield CodeView(code, lexer(self.lexer_name), theme(self.theme))
 
 
+class _Paragraph(Paragraph):
+    """rich's ``Paragraph``; a one-line text skips ``Text.wrap`` (``oneline``)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self.text.justify = self.justify
+        fast = one_line(console, options, self.text)
+        if fast is None:
+            yield self.text
+        else:
+            yield from fast
+
+
+class _Heading(Heading):
+    """rich's ``Heading``; a one-line text skips ``Text.wrap`` (``oneline``)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = self.LEVEL_ALIGN.get(self.tag, "left")
+        fast = one_line(console, options, text)
+        if fast is None:
+            yield text
+        else:
+            yield from fast
+
+
 class FastMarkdown(Markdown):
     """``Markdown(markup, code_theme)`` parsed by the shared parser (or given its tokens)."""
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock,
+        "paragraph_open": _Paragraph, "heading_open": _Heading,
     }
 
     def __init__(self, markup: str, code_theme: str = "monokai", *,

@@ -200,3 +200,47 @@ def test_fast_markdown_matches_rich_markdown_with_another_code_theme() -> None:
     for name in ("dracula", "solarized-light"):
         assert (_printed(FastMarkdown(text, code_theme=name), 80)
                 == _printed(Markdown(text, code_theme=name), 80))
+
+
+def _one_line_documents() -> list[str]:
+    rng = random.Random(5)
+    words = ["a", "word", "longer-word", "**bold**", "*em*", "`code x`", "~~gone~~",
+             "[link](https://e.x/y)", "é", "漢字", "—", "x" * 30, "<kbd>K</kbd>"]
+    docs = []
+    for _ in range(60):
+        line = " ".join(rng.choice(words) for _ in range(rng.randint(1, 14)))
+        head = "#" * rng.randint(1, 6)
+        docs.append(f"{head} {line}\n\n{line}\n\n- {line}\n- {line}\n\n1. {line}\n\n"
+                    f"> {line}\n\n{line}  \nhard break\n\nsoft\nbreak {line}\n")
+    return docs
+
+
+@pytest.mark.parametrize("width", [20, 39, 40, 41, 80])
+def test_one_line_texts_match_rich_markdown(width: int) -> None:
+    """Headings, paragraphs and list items that fit on a line skip Text.wrap; the
+    widths straddle where the texts start to wrap."""
+    for doc in _one_line_documents():
+        ours = _strip_link_ids(_printed(FastMarkdown(doc), width))
+        assert ours == _strip_link_ids(_printed(Markdown(doc), width)), (doc, width)
+
+
+def test_one_line_takes_the_fast_path_only_where_it_may() -> None:
+    from rich.text import Text
+
+    from swebash_py.render.oneline import one_line
+
+    console = _console(20)
+    options = console.options
+    assert one_line(console, options, Text("fits", justify="left")) is not None
+    assert one_line(console, options, Text("x" * 20, justify="left")) is not None
+    for text in (Text("x" * 21, justify="left"), Text("漢" * 11, justify="left"),
+                 Text("a\nb", justify="left"), Text("a\tb", justify="left"),
+                 Text("centred", justify="center"), Text("ignore", justify="left",
+                                                          overflow="ignore")):
+        assert one_line(console, options, text) is None, text
+
+
+def _strip_link_ids(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\]8;id=\d+;", "\x1b]8;;", text)
