@@ -1,18 +1,23 @@
 """Streaming-markdown render speed: the whole `ai` process, plain vs rendered, two answers.
 
-    .venv/bin/python bench/bench_render.py [--runs 3] [--profile DIR]
+    .venv/bin/python bench/bench_render.py [--runs 3] [--profile DIR] [--base DIR]
 
 Two deterministic answers, 20k and 80k characters, served in 4-character chunks
 by the loopback provider (``tests/fakeprovider.py``): the *generated* one
 (headings, paragraphs, lists, fences, tables) and a *code-heavy* one with a code
-fence every few lines. For each, the installed ``ai`` runs as a whole process
-(a) with stdout redirected to a file (plain output) and (b) in a pseudo-terminal
-whose master side is drained (rendered Markdown, live tail). Printed: medians,
-rendered/plain ratios (goal <= 1.5x), 20k -> 80k growth (goal <= 4.5x), and the
-time of one whole ``rich`` render of the same text (the floor is about the
-plain run plus one render). ``--profile DIR`` also writes a cProfile of one
-rendered 80k run per answer. The in-process section feeds the Renderer directly
-(no provider, no start-up) and estimates the naive re-render-per-chunk cost.
+fence every few lines. For each, the stdlib reader (``stdlib_reader.py``, the
+floor) and the installed ``ai`` run as whole processes, (a) with stdout
+redirected to a file (plain output) and (b) in a pseudo-terminal whose master
+side is drained (rendered Markdown, live tail), interleaved so all runs see the
+same load. Printed per row: medians of CPU seconds (wall in brackets), the
+rendered/plain ratio (goal <= 1.5x), one whole ``rich`` render of the same text
+(CPU s; the floor for the pty run is about the plain run plus one render) and
+what rendering added, counted in such renders; then 20k -> 80k growth (goal
+<= 4.5x). ``--base DIR`` adds an A/B: the same ``ai`` importing ``swebash_py``
+from DIR (``git archive REV swebash_py | tar -x -C DIR``). ``--profile DIR``
+writes a cProfile of one rendered 80k run per answer. The in-process section
+feeds the Renderer directly (no provider, no start-up) and estimates the naive
+re-render-per-chunk cost.
 """
 
 from __future__ import annotations

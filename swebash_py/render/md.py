@@ -20,7 +20,16 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Heading, Markdown, MarkdownElement, Paragraph
+from rich.markdown import (
+    CodeBlock,
+    Heading,
+    ListItem,
+    Markdown,
+    MarkdownContext,
+    MarkdownElement,
+    Paragraph,
+)
+from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 
 from swebash_py.render.code import CodeView
@@ -91,12 +100,63 @@ class _Heading(Heading):
             yield from fast
 
 
+class _ListItem(ListItem):
+    """rich's ``ListItem``; an item of one one-line paragraph skips ``render_lines``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.children: list[MarkdownElement] = []  # what rich keeps in ``elements``
+
+    def on_child_close(self, context: MarkdownContext, child: MarkdownElement) -> bool:
+        self.children.append(child)
+        return super().on_child_close(context, child)
+
+    def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self._one_line(console, options, 3)
+        if line is None:
+            yield from super().render_bullet(console, options)
+            return
+        yield Segment(" • ", console.get_style("markdown.item.bullet", default="none"))
+        yield from line
+        yield Segment.line()
+
+    def render_number(self, console: Console, options: ConsoleOptions, number: int,
+                      last_number: int) -> RenderResult:
+        number_width = len(str(last_number)) + 2
+        line = self._one_line(console, options, number_width)
+        if line is None:
+            yield from super().render_number(console, options, number, last_number)
+            return
+        number_style = console.get_style("markdown.item.number", default="none")
+        yield Segment(f"{number}".rjust(number_width - 1) + " ", number_style)
+        yield from line
+        yield Segment.line()
+
+    def _one_line(self, console: Console, options: ConsoleOptions,
+                  indent: int) -> list[Segment] | None:
+        """The item's one line as ``render_lines`` would give it (its style applied,
+        no newline), or None."""
+        paragraph = self.children[0] if len(self.children) == 1 else None
+        if not isinstance(paragraph, _Paragraph) or options.height is not None:
+            return None
+        paragraph.text.justify = paragraph.justify
+        segments = one_line(console, options.update(width=options.max_width - indent),
+                            paragraph.text)
+        if segments is None:
+            return None
+        *line, end = segments
+        if end.text != "\n" or any(s.control for s in line):
+            return None
+        style = self.style
+        return [Segment(t, style + s) for t, s, _ in line] if style else line
+
+
 class FastMarkdown(Markdown):
     """``Markdown(markup, code_theme)`` parsed by the shared parser (or given its tokens)."""
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock,
-        "paragraph_open": _Paragraph, "heading_open": _Heading,
+        "paragraph_open": _Paragraph, "heading_open": _Heading, "list_item_open": _ListItem,
     }
 
     def __init__(self, markup: str, code_theme: str = "monokai", *,

@@ -210,15 +210,19 @@ def _one_line_documents() -> list[str]:
     for _ in range(60):
         line = " ".join(rng.choice(words) for _ in range(rng.randint(1, 14)))
         head = "#" * rng.randint(1, 6)
-        docs.append(f"{head} {line}\n\n{line}\n\n- {line}\n- {line}\n\n1. {line}\n\n"
+        items = "".join(f"{n}. {line}\n" for n in range(8, 8 + rng.randint(1, 4)))
+        docs.append(f"{head} {line}\n\n{line}\n\n- {line}\n- {line}\n\n{items}\n"
+                    f"* loose {line}\n\n* two paragraphs\n\n  {line}\n\n"
+                    f"- outer\n  - {line}\n\n"
                     f"> {line}\n\n{line}  \nhard break\n\nsoft\nbreak {line}\n")
     return docs
 
 
 @pytest.mark.parametrize("width", [20, 39, 40, 41, 80])
 def test_one_line_texts_match_rich_markdown(width: int) -> None:
-    """Headings, paragraphs and list items that fit on a line skip Text.wrap; the
-    widths straddle where the texts start to wrap."""
+    """Headings, paragraphs and list items (bullets, numbers up to two digits,
+    loose, nested) that fit on a line skip Text.wrap and render_lines; the widths
+    straddle where the texts start to wrap."""
     for doc in _one_line_documents():
         ours = _strip_link_ids(_printed(FastMarkdown(doc), width))
         assert ours == _strip_link_ids(_printed(Markdown(doc), width)), (doc, width)
@@ -244,3 +248,27 @@ def _strip_link_ids(text: str) -> str:
     import re
 
     return re.sub(r"\x1b\]8;id=\d+;", "\x1b]8;;", text)
+
+
+def test_list_items_of_one_line_skip_rich_s_item_rendering(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.markdown import ListItem
+
+    calls: list[str] = []
+    real_bullet, real_number = ListItem.render_bullet, ListItem.render_number
+
+    def bullet(self: ListItem, *args: object) -> object:
+        calls.append("bullet")
+        return real_bullet(self, *args)  # type: ignore[arg-type]
+
+    def number(self: ListItem, *args: object) -> object:
+        calls.append("number")
+        return real_number(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ListItem, "render_bullet", bullet)
+    monkeypatch.setattr(ListItem, "render_number", number)
+    _printed(FastMarkdown("- one\n- two\n\n1. three\n2. four\n"), 40)
+    assert calls == []
+    # Twin: what does not fit, or holds two paragraphs, goes to rich's code.
+    _printed(FastMarkdown("- " + "long " * 20 + "\n\n1. a\n\n   b\n"), 40)
+    assert calls == ["bullet", "number"]
