@@ -45,11 +45,25 @@ _INLINE_PASS = MarkdownIt().enable("strikethrough").enable("table").disable(
 
 
 def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
-    """Finish ``BLOCK_PARSER`` tokens (with the ``env`` of that parse) as ``PARSER`` would."""
+    """Finish ``BLOCK_PARSER`` tokens (with the ``env`` of that parse) as ``PARSER`` would.
+
+    An inline token whose text holds none of the characters that can start
+    inline syntax (the inline parser's own terminators) becomes one text token,
+    which is what the inline pass would make of it, without running that pass.
+    """
+    plain = _INLINE_PASS.inline.terminator_re.search
+    rest = []
+    for token in tokens:
+        if token.type != "inline":
+            continue
+        if plain(token.content) is None:
+            token.children = [Token("text", "", 0, content=token.content)] if token.content else []
+        else:
+            rest.append(token)
     state = StateCore("", _INLINE_PASS, env)
-    state.tokens = tokens
+    state.tokens = rest  # the inline pass reads and fills only inline tokens
     _INLINE_PASS.core.process(state)
-    return state.tokens
+    return tokens
 
 
 @lru_cache(maxsize=64)

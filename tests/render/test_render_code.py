@@ -272,3 +272,23 @@ def test_list_items_of_one_line_skip_rich_s_item_rendering(
     # Twin: what does not fit, or holds two paragraphs, goes to rich's code.
     _printed(FastMarkdown("- " + "long " * 20 + "\n\n1. a\n\n   b\n"), 40)
     assert calls == ["bullet", "number"]
+
+
+def test_completing_block_tokens_equals_one_whole_parse() -> None:
+    """``complete`` (inline text without syntax characters made one text token,
+    the rest through markdown-it's inline pass) gives ``PARSER.parse``'s tokens."""
+    from swebash_py.render.md import BLOCK_PARSER, PARSER, complete
+
+    rng = random.Random(11)
+    pieces = ["word", "two words", " ", "\n", "\n\n", "# ", "- ", "1. ", "> ", "**", "*",
+              "_", "`", "[a](b)", "<x>", "&amp;", "\\*", "~~", "|", "---", "é", ":", "!",
+              "Step 3", "```\ncode\n```\n", "    indented\n", "a  \nb"]
+    plain = 0
+    for _ in range(300):
+        doc = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 25)))
+        env: dict[str, object] = {}
+        ours = complete(BLOCK_PARSER.parse(doc, env), env)
+        assert ours == PARSER.parse(doc), doc
+        plain += sum(1 for t in ours if t.type == "inline" and t.children
+                     and len(t.children) == 1 and t.children[0].type == "text")
+    assert plain > 50  # the shortcut was taken, not only the full pass
