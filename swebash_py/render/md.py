@@ -5,7 +5,10 @@ instance (~0.3 ms, more than parsing a short block), and each code block looks
 its Pygments lexer up by name (a scan of every lexer's aliases) and builds its
 theme anew. A streamed answer makes one ``Markdown`` per settled block, so
 those costs are paid thousands of times; here they are paid once per process.
-The output is identical to ``Markdown``'s (a golden test compares them).
+Code blocks are drawn by ``code.CodeView``; headings, paragraphs and list items
+that fit on one line skip rich's wrapping (``oneline``); inline text without
+syntax characters skips the inline parser (``complete``). The output is
+identical to ``Markdown``'s, byte for byte (``tests/render/test_render_code.py``).
 """
 
 from __future__ import annotations
