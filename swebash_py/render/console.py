@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Literal
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -28,6 +28,7 @@ from swebash_py.events import (
     PreviewEvent,
     ToolProgress,
     TurnComplete,
+    TurnEvent,
     TurnStart,
     UsageEvent,
 )
@@ -89,7 +90,7 @@ class Renderer:
 
     # ------------------------------------------------------------ public
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: TurnEvent) -> None:
         """Render one turn event."""
         with self._lock:
             if isinstance(event, BlockDelta):  # the hot path first

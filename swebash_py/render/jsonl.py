@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from swebash_py.events import TurnEvent
 
 
 class JsonRenderer:
@@ -13,7 +16,7 @@ class JsonRenderer:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: TurnEvent) -> None:
         self._stream.write(event.to_json() + "\n")
         self._stream.flush()
 

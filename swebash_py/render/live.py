@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
@@ -71,15 +70,15 @@ class LiveArea:
         self._suspended = 0
         self._stop_tick = threading.Event()
         self._ticker: threading.Thread | None = None
-        self._pending: list[Any] = []
-        self._held: list[Any] = []  # printed while suspended: shown on resume
+        self._pending: list[RenderableType] = []
+        self._held: list[RenderableType] = []  # printed while suspended: shown on resume
         self._echo = EchoGuard(terminal_fd(console.file))
 
     @property
     def active(self) -> bool:
         return self._live is not None
 
-    def print(self, *objects: Any) -> None:
+    def print(self, *objects: RenderableType) -> None:
         """Print above the live region (or plainly when it is not running), after
         whatever was queued or is ready to be (so the order on screen is kept).
         While suspended (a question is open) it is held and printed on resume."""
@@ -91,7 +90,7 @@ class LiveArea:
         self._flush()
         self._console.print(*objects)
 
-    def queue(self, *objects: Any) -> None:
+    def queue(self, *objects: RenderableType) -> None:
         """Print above the region with the next frame (now, when no region runs)."""
         if self._suspended:
             self._held.extend(objects)

@@ -5,7 +5,10 @@ instance (~0.3 ms, more than parsing a short block), and each code block looks
 its Pygments lexer up by name (a scan of every lexer's aliases) and builds its
 theme anew. A streamed answer makes one ``Markdown`` per settled block, so
 those costs are paid thousands of times; here they are paid once per process.
-The output is identical to ``Markdown``'s (a golden test compares them).
+Code blocks are drawn by ``code.CodeView``; headings, paragraphs and list items
+that fit on one line skip rich's wrapping (``oneline``); inline text without
+syntax characters skips the inline parser (``complete``). The output is
+identical to ``Markdown``'s, byte for byte (``tests/render/test_render_code.py``).
 """
 
 from __future__ import annotations
@@ -20,8 +23,20 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import CodeBlock, Markdown, MarkdownElement
+from rich.markdown import (
+    CodeBlock,
+    Heading,
+    ListItem,
+    Markdown,
+    MarkdownContext,
+    MarkdownElement,
+    Paragraph,
+)
+from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
+
+from swebash_py.render.code import CodeView
+from swebash_py.render.oneline import one_line
 
 # The same rules rich's Markdown enables; parsing is stateless, so one parser serves all.
 PARSER = MarkdownIt().enable("strikethrough").enable("table")
@@ -33,11 +48,25 @@ _INLINE_PASS = MarkdownIt().enable("strikethrough").enable("table").disable(
 
 
 def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
-    """Finish ``BLOCK_PARSER`` tokens (with the ``env`` of that parse) as ``PARSER`` would."""
+    """Finish ``BLOCK_PARSER`` tokens (with the ``env`` of that parse) as ``PARSER`` would.
+
+    An inline token whose text holds none of the characters that can start
+    inline syntax (the inline parser's own terminators) becomes one text token,
+    which is what the inline pass would make of it, without running that pass.
+    """
+    plain = _INLINE_PASS.inline.terminator_re.search
+    rest = []
+    for token in tokens:
+        if token.type != "inline":
+            continue
+        if plain(token.content) is None:
+            token.children = [Token("text", "", 0, content=token.content)] if token.content else []
+        else:
+            rest.append(token)
     state = StateCore("", _INLINE_PASS, env)
-    state.tokens = tokens
+    state.tokens = rest  # the inline pass reads and fills only inline tokens
     _INLINE_PASS.core.process(state)
-    return state.tokens
+    return tokens
 
 
 @lru_cache(maxsize=64)
@@ -56,12 +85,87 @@ def theme(name: str) -> SyntaxTheme:
 
 
 class _CodeBlock(CodeBlock):
-    """rich's ``CodeBlock`` with the lexer and theme taken from the caches."""
+    """rich's ``CodeBlock``: lexer and theme from the caches, drawn by ``CodeView``."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        yield Syntax(code, lexer(self.lexer_name), theme=theme(self.theme),
-                     word_wrap=True, padding=1)
+        yield CodeView(code, lexer(self.lexer_name), theme(self.theme))
+
+
+class _Paragraph(Paragraph):
+    """rich's ``Paragraph``; a one-line text skips ``Text.wrap`` (``oneline``)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self.text.justify = self.justify
+        fast = one_line(console, options, self.text)
+        if fast is None:
+            yield self.text
+        else:
+            yield from fast
+
+
+class _Heading(Heading):
+    """rich's ``Heading``; a one-line text skips ``Text.wrap`` (``oneline``)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = self.LEVEL_ALIGN.get(self.tag, "left")
+        fast = one_line(console, options, text)
+        if fast is None:
+            yield text
+        else:
+            yield from fast
+
+
+class _ListItem(ListItem):
+    """rich's ``ListItem``; an item of one one-line paragraph skips ``render_lines``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.children: list[MarkdownElement] = []  # what rich keeps in ``elements``
+
+    def on_child_close(self, context: MarkdownContext, child: MarkdownElement) -> bool:
+        self.children.append(child)
+        return super().on_child_close(context, child)
+
+    def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self._one_line(console, options, 3)
+        if line is None:
+            yield from super().render_bullet(console, options)
+            return
+        yield Segment(" • ", console.get_style("markdown.item.bullet", default="none"))
+        yield from line
+        yield Segment.line()
+
+    def render_number(self, console: Console, options: ConsoleOptions, number: int,
+                      last_number: int) -> RenderResult:
+        number_width = len(str(last_number)) + 2
+        line = self._one_line(console, options, number_width)
+        if line is None:
+            yield from super().render_number(console, options, number, last_number)
+            return
+        number_style = console.get_style("markdown.item.number", default="none")
+        yield Segment(f"{number}".rjust(number_width - 1) + " ", number_style)
+        yield from line
+        yield Segment.line()
+
+    def _one_line(self, console: Console, options: ConsoleOptions,
+                  indent: int) -> list[Segment] | None:
+        """The item's one line as ``render_lines`` would give it (its style applied,
+        no newline), or None."""
+        paragraph = self.children[0] if len(self.children) == 1 else None
+        if not isinstance(paragraph, _Paragraph) or options.height is not None:
+            return None
+        paragraph.text.justify = paragraph.justify
+        segments = one_line(console, options.update(width=options.max_width - indent),
+                            paragraph.text)
+        if segments is None:
+            return None
+        *line, end = segments
+        if end.text != "\n" or any(s.control for s in line):
+            return None
+        style = self.style
+        return [Segment(t, style + s) for t, s, _ in line] if style else line
 
 
 class FastMarkdown(Markdown):
@@ -69,6 +173,7 @@ class FastMarkdown(Markdown):
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements, "fence": _CodeBlock, "code_block": _CodeBlock,
+        "paragraph_open": _Paragraph, "heading_open": _Heading, "list_item_open": _ListItem,
     }
 
     def __init__(self, markup: str, code_theme: str = "monokai", *,

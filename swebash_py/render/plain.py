@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -24,6 +23,7 @@ from swebash_py.events import (
     Notice,
     PreviewEvent,
     TurnComplete,
+    TurnEvent,
     UsageEvent,
 )
 from swebash_py.render.lines import (
@@ -52,7 +52,7 @@ class PlainRenderer:
         self._args: dict[str, str] = {}
         self._clean = StreamNeutralizer()
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: TurnEvent) -> None:
         if isinstance(event, BlockDelta):
             if event.kind == "text" and event.text:
                 self._write(self._clean.feed(event.text))
