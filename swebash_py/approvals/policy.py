@@ -56,6 +56,9 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     if analysis is not None and not analysis.clean and rules.has_denies(tool_name):
         return out("ask", "rule", f"cannot be checked against the deny rules: "
                                   f"{analysis.unsafe_reason}")
+    if analysis is not None and (named := rules.mentioned(tool_name, analysis)):
+        return out("ask", "rule", f"cannot be checked against the deny rules: it might run "
+                                  f"what {named.text} denies")
     if preview.must_ask:
         return out("ask", "mode", preview.must_ask)
     if preview.sensitive:

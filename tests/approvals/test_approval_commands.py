@@ -59,6 +59,13 @@ MUST_ASK = [
     # very long chains
     "; ".join(["ls"] * 99 + ["rm x"]), "; ".join(["ls"] * 1000), " && ".join(["ls"] * 1000),
     "ls " + "a" * 20_000,
+    # found by the outside audit: code bash runs that the parse tree does not show
+    "cat <<EOF\n`rm x`\nEOF", "cat <<EOF\n\"`rm x`\"\nEOF", "echo $(cat <<EOF\n`rm x`\nEOF\n)",
+    "echo \"`echo \\`rm x\\``\"", "echo `echo \\$(rm x)`",
+    "echo 'a[$(rm x)]'; test -v 'a[$(rm x)]'",
+    "cat x | bash", "cat x | bash -o pipefail", "cat x | sh -s", "cat x | bash /dev/stdin",
+    "cat x | python3", "cat x | python3 -", "cat <(echo rm x) | bash -x", "hash -p /bin/rm ls; ls",
+    "shopt -s expand_aliases\nalias ls=rm\nls x", "=rm x", "noglob ls", "rg --hostname-bin=./x y",
 ]
 
 MAY_PASS = [
@@ -146,6 +153,23 @@ def test_deny_does_not_overreach(command: str, ws: Path) -> None:
 def test_yolo_asks_when_deny_rules_cannot_be_checked(command: str, ws: Path) -> None:
     assert run(command, ws, deny=["run_command(rm:*)"], mode="yolo") == "ask"
     assert run(command, ws, mode="yolo") == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm x' | bash", "bash <<EOF\nrm x\nEOF", "bash <(echo rm x)", "echo rm x | sh -s",
+    "shopt -s expand_aliases\nalias l=rm\nl x", "=rm x", "- rm x", "sg users 'rm x'",
+    "python3 -c 'import os; os.system(\"rm -rf x\")'", "cat <<EOF\n`rm x`\nEOF",
+    "printf -v 'a[$(rm x)]' y", "hash -p /bin/rm ls; ls x", "git commit -m 'rm x'"],
+    ids=lambda c: repr(c)[:40])
+def test_yolo_asks_when_a_deny_rule_might_be_walked_around(command: str, ws: Path) -> None:
+    assert run(command, ws, deny=["run_command(rm:*)"], mode="yolo") in ("ask", "deny")
+    assert run(command, ws, mode="yolo") == "allow"  # the deny rule is what makes it ask
+
+
+@pytest.mark.parametrize("command", ["bash script.sh", "bash -e -- s.sh", "python3 x.py",
+                                     "python3 -m pytest -q", "node -e 1", "sh -o errexit s.sh"])
+def test_scripts_from_files_stay_accountable(command: str) -> None:
+    assert analyse(command).clean
 
 
 def test_exact_deny_rule_is_a_prefix(ws: Path) -> None:
