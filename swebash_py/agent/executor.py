@@ -144,6 +144,12 @@ class ToolExecutor:
                 return self._finish(call, ToolResult(pending_or_error, is_error=True))
             pending = pending_or_error
             await _wait_for(before, writes_only=pending.tool.read_only)
+            # judged on what its path means now that the calls before it ran
+            # (one of them may have swapped a directory for a symlink)
+            fresh = self._previewed_again(pending)
+            if isinstance(fresh, str):
+                return self._finish(call, ToolResult(fresh, is_error=True))
+            pending = fresh
             verdict = await self._decide(pending, gate_before, my_gate)
             if verdict.preview and verdict.action == "ask":  # the gate is still held
                 return self._finish(call, await self._previewed(pending, verdict))
@@ -156,6 +162,9 @@ class ToolExecutor:
                 self._record(pending, "hook", None)
                 return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
                                                      is_error=True))
+            if moved := self._moved_since_judged(pending):
+                self._record(pending, "denied", None)
+                return self._finish(call, ToolResult(moved, is_error=True))
             started = time.monotonic()
             result = await self._run(pending, verdict.grant)
             self._record(pending, label, result, time.monotonic() - started)
@@ -187,6 +196,32 @@ class ToolExecutor:
         except Exception as exc:  # a preview failure must not crash the turn
             return f"{call.name} cannot run: {type(exc).__name__}: {exc}"
         return PendingCall(call, tool, args, preview)
+
+    def _previewed_again(self, pending: PendingCall) -> PendingCall | str:
+        """The call with its preview made afresh (an error string if it now fails)."""
+        if pending.tool.traits().path_arg is None:
+            return pending
+        try:
+            preview = pending.tool.preview(pending.args, self._context)
+        except ToolFailed as exc:
+            return str(exc)
+        except Exception as exc:
+            return f"{pending.call.name} cannot run: {type(exc).__name__}: {exc}"
+        return dataclasses.replace(pending, preview=preview)
+
+    def _moved_since_judged(self, pending: PendingCall) -> str | None:
+        """Why the call must not run if its path resolves elsewhere than when it
+        was judged (a symlink swapped in while the question was open)."""
+        fresh = self._previewed_again(pending)
+        if isinstance(fresh, str):
+            return fresh
+        before, now = pending.preview, fresh.preview
+        if (before.paths, before.outside, before.sensitive, before.protected) == (
+                now.paths, now.outside, now.sensitive, now.protected):
+            return None
+        shown = ", ".join(str(p) for p in now.paths) or "somewhere else"
+        return (f"{pending.call.name} was not run: its path now resolves to {shown}, not what "
+                "was approved (it changed meanwhile); call it again to have it judged afresh")
 
     async def _decide(self, pending: PendingCall, gate_before: asyncio.Future[None] | None,
                       my_gate: asyncio.Future[None]) -> Verdict:

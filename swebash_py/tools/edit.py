@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from swebash_py.atomic import write_atomic
 from swebash_py.checkpoints.model import Checkpointer, FileChange, FileState, new_file_mode
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.nofollow import write_beneath
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
 MAX_EDIT_BYTES = 50 * 1024 * 1024
@@ -67,7 +67,7 @@ def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
         after = FileState(data, before.mode if before.exists else new_file_mode())
         change_id = checkpoints.record(FileChange(str(path), tool, before, after))
     try:
-        write_atomic(path, data)
+        write_beneath(path, data, new_file_mode())
     except BaseException:
         if checkpoints is not None and change_id is not None:
             checkpoints.forget(change_id)

@@ -106,3 +106,30 @@ def test_allow_rule_does_not_cover_backquotes_in_a_here_document(
     result = run_ai(*model_args(fake_provider), "show", cwd=workspace)
     (sent,) = sent_results(fake_provider.requests[-1])
     assert not sent[2] and "plain" in sent[1]  # the rule still covers a plain here-document
+
+
+@pytest.mark.parametrize("link", ["outside", "inside"])
+def test_auto_edit_write_after_a_symlink_swap_is_judged_again(
+        fake_provider: FakeProvider, workspace: Path, isolated: Path, tmp_path: Path,
+        link: str) -> None:
+    """One reply: an allowed command swaps d for a symlink, then write_file d/x.
+    The write was judged before the command ran (d inside) and wrote outside
+    unasked; the twin links inside the workspace and must still write."""
+    (isolated / "config.toml").write_text(
+        '[permissions]\nallow = ["run_command(rm:*)", "run_command(ln:*)"]\n')
+    target = tmp_path / "outside" if link == "outside" else workspace / "real"
+    target.mkdir()
+    (workspace / "d").mkdir()
+    fake_provider.queue(calls(("run_command", {"command": f"rm -r d; ln -s {target} d"}),
+                              ("write_file", {"path": "d/evil.txt", "content": "x\n"})),
+                        Reply(text="Done."))
+    result = run_ai("--approval", "auto-edit", *model_args(fake_provider), "go", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert (workspace / "d").is_symlink()  # the command did swap it
+    first, second = sent_results(fake_provider.requests[-1])
+    assert not first[2], first[1]
+    if link == "outside":
+        assert not (target / "evil.txt").exists()
+        assert second[2] and "no terminal" in second[1]
+    else:
+        assert (target / "evil.txt").read_text() == "x\n" and not second[2]
