@@ -35,6 +35,11 @@ REDEFINERS = frozenset({"alias", "hash", "enable", "shopt", "unalias"})
 _INTERPRETER = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|node(js)?|"
                           r"php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|Rscript|pwsh|julia|bun|"
                           r"deno|osascript|irb|jshell|groovy|scala|guile|racket)$")
+# Programs that read commands (which can run other commands) from stdin.
+STDIN_PROGRAMS = frozenset({"ed", "red", "ex", "dc", "sqlite3", "psql", "mysql", "mariadb",
+                            "expect", "gnuplot", "gdb", "lldb", "at", "batch", "crontab"})
+_SCRIPTED = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake", "bmake"})
+_PROGRAM_FILE_FLAGS = frozenset({"-f", "--file", "-x", "--command", "-s", "--script"})
 _CODE_FLAGS = frozenset({"-c", "-e", "-E", "-m", "-r", "--eval", "--print", "-p", "--command"})
 _SHELL_OPT_ARGS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _STDIN_PATHS = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
@@ -385,6 +390,9 @@ def danger(argv: list[str]) -> str | None:
         return f"'{name}' reads the commands to run from its input"
     if _INTERPRETER.match(name) and _reads_program(argv[1:], shell=False):
         return f"'{name}' reads the program to run from its input"
+    if name in STDIN_PROGRAMS or (name in ("vi", "vim", "nvim") and "-e" in argv[1:]) or (
+            name in _SCRIPTED and _program_from_stdin(argv[1:])):
+        return f"'{name}' may read commands to run from its input"
     if name == "find" and FIND_RUNNERS & set(argv):
         return "find with -exec/-ok/-delete"
     if name == "git" and any(a in ("-c", "--config-env", "--exec-path") or
@@ -393,6 +401,16 @@ def danger(argv: list[str]) -> str | None:
     if name == "rg" and any(a.startswith(("--pre", "--hostname-bin")) for a in argv):
         return "rg --pre / --hostname-bin runs a program"
     return None
+
+
+def _program_from_stdin(args: list[str]) -> bool:
+    """``awk -f -``, ``sed -f /dev/stdin``, ``make --file=-``: a program file that is stdin."""
+    for flag, value in zip(args, [*args[1:], ""], strict=True):
+        if "=" in flag and flag.split("=", 1)[0] in _PROGRAM_FILE_FLAGS:
+            flag, value = flag.split("=", 1)
+        if flag in _PROGRAM_FILE_FLAGS and (value in _STDIN_PATHS or UNKNOWN in value):
+            return True
+    return False
 
 
 def _reads_program(args: list[str], *, shell: bool) -> bool:

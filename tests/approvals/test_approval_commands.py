@@ -66,6 +66,8 @@ MUST_ASK = [
     "cat x | bash", "cat x | bash -o pipefail", "cat x | sh -s", "cat x | bash /dev/stdin",
     "cat x | python3", "cat x | python3 -", "cat <(echo rm x) | bash -x", "hash -p /bin/rm ls; ls",
     "shopt -s expand_aliases\nalias ls=rm\nls x", "=rm x", "noglob ls", "rg --hostname-bin=./x y",
+    "cat q.sql | sqlite3 db", "cat x | ed -s f", "cat x | awk -f - y", "cat x | make -f -",
+    "cat x | sed -f /dev/stdin y", "cat x | vim -e -s f",
 ]
 
 MAY_PASS = [
@@ -167,6 +169,7 @@ def test_yolo_asks_when_a_deny_rule_might_be_walked_around(command: str, ws: Pat
 
 
 @pytest.mark.parametrize("command", ["bash script.sh", "bash -e -- s.sh", "python3 x.py",
+                                     "grep -f - x", "awk '{print}' x", "make -f Makefile",
                                      "python3 -m pytest -q", "node -e 1", "sh -o errexit s.sh"])
 def test_scripts_from_files_stay_accountable(command: str) -> None:
     assert analyse(command).clean
