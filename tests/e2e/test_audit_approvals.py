@@ -133,3 +133,29 @@ def test_auto_edit_write_after_a_symlink_swap_is_judged_again(
         assert second[2] and "no terminal" in second[1]
     else:
         assert (target / "evil.txt").read_text() == "x\n" and not second[2]
+
+
+def test_auto_edit_never_writes_repository_control_files_unasked(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    """auto-edit once wrote .git/config (core.fsmonitor = a command: the user's own
+    next `git status` ran it on the host), .git/hooks and a trusted project's
+    .swebash/ settings without a question. The plain file beside them is the twin."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    config = (workspace / ".git" / "config").read_text()
+    fake_provider.queue(calls(
+        ("edit_file", {"path": ".git/config", "old_text": "[core]",
+                       "new_text": "[core]\n\tfsmonitor = touch pwned; false"}),
+        ("write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ntouch x\n"}),
+        ("write_file", {"path": ".swebash/config.toml", "content": "[hooks]\n"}),
+        ("write_file", {"path": "sub/.git", "content": "gitdir: /tmp/elsewhere\n"}),
+        ("write_file", {"path": "plain.txt", "content": "fine\n"})), Reply(text="Done."))
+    result = run_ai("--approval", "auto-edit", *model_args(fake_provider), "go", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    *control, plain = sent_results(fake_provider.requests[-1])
+    assert all(r[2] and "no terminal" in r[1] for r in control), control
+    assert (workspace / ".git" / "config").read_text() == config
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (workspace / ".swebash").exists() and not (workspace / "sub" / ".git").exists()
+    assert not plain[2] and (workspace / "plain.txt").read_text() == "fine\n"
