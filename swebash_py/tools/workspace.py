@@ -130,9 +130,17 @@ def mentions_secret(command: str) -> bool:
 
 
 def mentions_protected(command: str) -> bool:
-    """A heuristic for commands: does the text name our config or data paths?"""
-    config, data = protected_roots()
-    return str(config) in command or str(data) in command
+    """A heuristic for commands: does the text name our config or data paths
+    (also as ``~/...`` or ``$HOME/...``)?"""
+    home = os.path.expanduser("~").rstrip("/")
+    for root in map(str, protected_roots()):
+        forms = [root]
+        if home and root.startswith(home + "/"):
+            tail = root[len(home):]
+            forms += ["~" + tail, "$HOME" + tail, "${HOME}" + tail]
+        if any(form in command for form in forms):
+            return True
+    return False
 
 
 class SecretsFilter:
