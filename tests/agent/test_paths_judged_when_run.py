@@ -21,8 +21,8 @@ from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 
 
-def write(call_id: str, path: str) -> ToolCall:
-    return ToolCall(call_id, "write_file", json.dumps({"path": path, "content": "x\n"}))
+def write(call_id: str, path: str, content: str = "x\n") -> ToolCall:
+    return ToolCall(call_id, "write_file", json.dumps({"path": path, "content": content}))
 
 
 def swap_for_link(directory: Path, target: Path) -> None:
@@ -86,3 +86,21 @@ async def test_an_earlier_call_swapping_the_directory_is_seen(
         assert results[1][2] and "no terminal" in results[1][1]
     else:
         assert (elsewhere / "f.txt").read_text() == "x\n" and not results[1][2]
+
+
+async def test_an_edit_sees_the_file_a_write_before_it_made(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    """One reply: write f.txt, then edit it. The edit's preview once ran when the
+    call arrived, before the write: 'no such file'."""
+    from swebash_py.approvals.decision import AllowAll
+    from swebash_py.tools.edit import EditFile
+
+    edit = ToolCall("e1", "edit_file", json.dumps({"path": "f.txt", "old_text": "alpha",
+                                                    "new_text": "beta"}))
+    fake_provider.queue(Reply(tool_calls=[write("w1", "f.txt", "alpha\n"), edit]), Reply(text="ok"))
+    agent = make_agent(fake_provider, "openai", Journal(), approver=AllowAll(),
+                       registry=ToolRegistry([WriteFile(), EditFile()]))
+    await run(agent, "go")
+    results = sent_results(fake_provider.requests[1])
+    assert not results[1][2], results[1][1]
+    assert (workspace / "f.txt").read_text() == "beta\n"
