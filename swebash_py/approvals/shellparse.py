@@ -246,8 +246,8 @@ class _Walker:
         quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
         for child in node.named_children:
             if child.type == "heredoc_body":
-                if not quoted and "`" in self.text(child):  # tree-sitter does not see these
-                    self.unsafe("backquotes in a here-document")
+                if not quoted and self._unseen_expansions(child):
+                    self.unsafe("substitutions in a here-document the parser does not see")
                 for part in child.named_children:
                     if part.type != "heredoc_content":
                         self.word(part, depth)
@@ -255,6 +255,16 @@ class _Walker:
                 self.redirect(child, depth)
             elif child.type not in ("heredoc_start", "heredoc_end"):
                 self.stmt(child, depth + 1)
+
+    def _unseen_expansions(self, body: Any) -> bool:
+        """Whether an unquoted here-document body holds substitutions tree-sitter
+        missed (backquotes; ``$(...)`` under ``<<-`` with tab-indented lines)."""
+        text = re.sub(r"\\.", "", self.text(body), flags=re.DOTALL)
+        if "`" in text:
+            return True
+        wanted = len(re.findall(r"\$[({\[]", text))
+        seen = [self.text(c) for c in body.named_children if c.type != "heredoc_content"]
+        return wanted > len([t for t in seen if re.match(r"\$[({\[]", t)])
 
     # words --------------------------------------------------------------
     def word(self, node: Any, depth: int) -> tuple[str, set[str]]:

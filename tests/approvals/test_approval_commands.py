@@ -68,6 +68,7 @@ MUST_ASK = [
     "shopt -s expand_aliases\nalias ls=rm\nls x", "=rm x", "noglob ls", "rg --hostname-bin=./x y",
     "cat q.sql | sqlite3 db", "cat x | ed -s f", "cat x | awk -f - y", "cat x | make -f -",
     "cat x | sed -f /dev/stdin y", "cat x | vim -e -s f",
+    "cat <<-EOF\n\t$(rm x)\n\tEOF", "cat <<-E\n\t$( rm x )\n\tE",
 ]
 
 MAY_PASS = [
@@ -78,6 +79,7 @@ MAY_PASS = [
     "echo a\\;b", "grep -r foo . | sort | uniq -c", "git diff HEAD~1", "git log --oneline -5",
     "find . -name '*.py'", "if ls; then echo yes; fi", "ls\necho hi", "echo hi >/dev/null",
     "pwd", "echo rm -rf /", "echo HEAD@{1}", "git branch -a", "ls -la 2>/dev/null || echo none",
+    "cat <<EOF\n$(ls)\nEOF", "cat <<EOF\nplain \\$(rm x)\nEOF",
 ]
 
 
