@@ -27,7 +27,8 @@ WRAPPERS = frozenset({
     "command", "builtin", "time", "watch", "xargs", "parallel", "exec", "eval", "source", ".",
     "stdbuf", "setsid", "chroot", "nsenter", "unshare", "flock", "strace", "ltrace", "chrt",
     "taskset", "unbuffer", "fakeroot", "firejail", "busybox", "script", "coproc", "trap",
-    "noglob", "nocorrect",  # zsh precommand modifiers
+    "noglob", "nocorrect", "repeat", "emulate", "zmodload", "fc",  # zsh and history
+    "mapfile", "readarray",  # -C runs a callback
 })
 # Names that change what later command names mean (``alias ls=rm``, ``hash -p``).
 REDEFINERS = frozenset({"alias", "hash", "enable", "shopt", "unalias"})
