@@ -158,9 +158,12 @@ def _flags_ok(name: str, rest: list[str]) -> bool:
 
 def _path_ok(word: str, workspace: Path) -> bool:
     if word.startswith("-"):
-        if "=" not in word:
+        if "=" in word:
+            word = word.split("=", 1)[1]
+        elif not word.startswith("--") and "/" in word[2:]:
+            word = word[2:]  # an attached option value: grep -f/etc/x
+        else:
             return True
-        word = word.split("=", 1)[1]
     if word == "/dev/null":
         return True
     path = _resolve(word, workspace)

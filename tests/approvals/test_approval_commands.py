@@ -69,6 +69,7 @@ MUST_ASK = [
     "cat q.sql | sqlite3 db", "cat x | ed -s f", "cat x | awk -f - y", "cat x | make -f -",
     "cat x | sed -f /dev/stdin y", "cat x | vim -e -s f",
     "cat <<-EOF\n\t$(rm x)\n\tEOF", "cat <<-E\n\t$( rm x )\n\tE",
+    "grep -f/etc/passwd x", "wc -l -- ../x",
     "repeat 1 rm x", "emulate sh -c 'rm x'", "mapfile -C 'rm x' -c 1 a < f", "zmodload zsh/system",
 ]
 
