@@ -159,3 +159,27 @@ def test_auto_edit_never_writes_repository_control_files_unasked(
     assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
     assert not (workspace / ".swebash").exists() and not (workspace / "sub" / ".git").exists()
     assert not plain[2] and (workspace / "plain.txt").read_text() == "fine\n"
+
+
+def test_always_on_rm_build_does_not_allow_other_rms(
+        fake_provider: FakeProvider, spawn_ai: Any, workspace: Path, isolated: Path) -> None:
+    for name in ("build", "src"):
+        (workspace / name).mkdir()
+        (workspace / name / "f").write_text("x\n")
+    fake_provider.queue(command("rm -rf build"), Reply(text="First."))
+    child = spawn_ai(*model_args(fake_provider), "clean")
+    child.expect("Allow")
+    child.sendline("a")
+    child.expect("First.")
+    assert finish(child) == 0
+    assert not (workspace / "build").exists()
+    assert remembered(isolated) == ["run_command(rm -rf build)"]
+    for other in ("rm -rf src", "rm -rf build src", "rm -rf build; rm -rf src"):
+        fake_provider.queue(command(other), Reply(text="Again."))
+        result = run_ai(*model_args(fake_provider), "clean", cwd=workspace)
+        assert result.returncode == 0, result.stderr
+        assert (workspace / "src" / "f").exists(), other
+    (workspace / "build").mkdir()
+    fake_provider.queue(command("rm -rf build"), Reply(text="Again."))
+    assert run_ai(*model_args(fake_provider), "clean", cwd=workspace).returncode == 0
+    assert not (workspace / "build").exists()  # the remembered rule itself still works
