@@ -416,7 +416,8 @@ def danger(argv: list[str]) -> str | None:
 
 def _program_from_stdin(args: list[str]) -> bool:
     """``awk -f -``, ``sed -f /dev/stdin``, ``make --file=-``: a program file that is stdin."""
-    for flag, value in zip(args, [*args[1:], ""], strict=True):
+    for i, flag in enumerate(args):
+        value = args[i + 1] if i + 1 < len(args) else ""
         if "=" in flag and flag.split("=", 1)[0] in _PROGRAM_FILE_FLAGS:
             flag, value = flag.split("=", 1)
         if flag in _PROGRAM_FILE_FLAGS and (value in _STDIN_PATHS or UNKNOWN in value):

@@ -174,6 +174,7 @@ def test_yolo_asks_when_a_deny_rule_might_be_walked_around(command: str, ws: Pat
 
 @pytest.mark.parametrize("command", ["bash script.sh", "bash -e -- s.sh", "python3 x.py",
                                      "grep -f - x", "awk '{print}' x", "make -f Makefile",
+                                     "make", "sed",
                                      "python3 -m pytest -q", "node -e 1", "sh -o errexit s.sh"])
 def test_scripts_from_files_stay_accountable(command: str) -> None:
     assert analyse(command).clean
