@@ -28,12 +28,26 @@ class Section(BaseModel):
 class ToolsSettings(Section):
     command_timeout: float = Field(120.0, gt=0)
     max_output_chars: int = Field(30_000, ge=1_000)
-    workspace: Path | None = None
+    workspace: Path | None = None  # checked to exist when loaded (load_settings)
+
+
+def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
+    """Each rule parses (``ValueError`` naming the first that does not)."""
+    from swebash_py.approvals.rules import parse_rule
+
+    for rule in rules:
+        parse_rule(wrap.format(rule))
+    return rules
 
 
 class PermissionsSettings(Section):
     allow: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
+
+    @field_validator("allow", "deny")
+    @classmethod
+    def _valid_rules(cls, rules: list[str]) -> list[str]:
+        return _check_rules(rules)
 
 
 class WebSearchSettings(Section):
@@ -41,6 +55,13 @@ class WebSearchSettings(Section):
     searxng_url: str | None = None
     max_results: int = Field(5, ge=1, le=10)
     brave_api_key_env: str = "BRAVE_API_KEY"
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value or None
 
 
 class HooksSettings(Section):
@@ -56,6 +77,11 @@ class SandboxSettings(Section):
     host_allow: list[str] = Field(default_factory=list)
     preview: bool = True
     preview_max_mb: int = Field(1024, ge=1)
+
+    @field_validator("host_allow")
+    @classmethod
+    def _valid_patterns(cls, patterns: list[str]) -> list[str]:
+        return _check_rules(patterns, "run_command({})")
 
 
 class StoreSettings(Section):
@@ -175,6 +201,11 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
         settings = Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(exc, path, flags or {})) from exc
+    configured = settings.tools.workspace
+    if configured is not None and not configured.expanduser().is_dir():
+        source = _source_of("tools.workspace", path, flags or {})
+        raise ConfigError(f"config error: {source}: key 'tools.workspace': no such directory: "
+                          f"{configured}")
     settings._project = status
     return settings
 
@@ -223,6 +254,8 @@ def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str,
         problem = "unknown key" + _did_you_mean(first["loc"])
     elif key == "store.url":  # the input may hold a password: never echo it
         problem = str(first["msg"])
+    elif first["type"] == "value_error":  # our own validators: the message says it all
+        problem = str(first["msg"]).removeprefix("Value error, ")
     else:
         problem = f"{first['msg']} (got {first.get('input')!r})"
     more = len(exc.errors()) - 1
@@ -245,6 +278,8 @@ def _did_you_mean(loc: tuple[int | str, ...]) -> str:
 
 def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
     top = key.split(".")[0]
+    if managed_file := _managed_source(key):
+        return managed_file
     if flags.get(top) is not None:
         return "command line"
     for variable, name in _ENV_KEYS.items():
@@ -253,3 +288,19 @@ def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
     if key == "store.url" and os.environ.get("SWEBASH_STORE_URL"):
         return "environment variable SWEBASH_STORE_URL"
     return str(path)
+
+
+def _managed_source(key: str) -> str | None:
+    """The managed policy file, when it sets ``key`` (a dotted path)."""
+    from swebash_py import managed
+
+    path = managed.managed_path()
+    try:
+        table: Any = read_config_file(path)
+    except ConfigError:
+        return None
+    for part in key.split("."):
+        if not isinstance(table, dict) or part not in table:
+            return None
+        table = table[part]
+    return f"managed policy {path}"

@@ -35,7 +35,7 @@ from swebash_py.events import (
     TurnEvent,
 )
 from swebash_py.sandbox.values import redact_result
-from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 
 Emit = Callable[[TurnEvent], None]
 OnResult = Callable[[ToolResultBlock], None]
@@ -145,12 +145,17 @@ class ToolExecutor:
                         gate_before: asyncio.Future[None] | None,
                         my_gate: asyncio.Future[None]) -> ToolResultBlock:
         try:
-            pending_or_error = self._prepare(call, tool)
-            if isinstance(pending_or_error, str):
+            valid = self._validate(call, tool)
+            if isinstance(valid, str):
                 _pass_gate(gate_before, my_gate)
+                return self._finish(call, ToolResult(valid, is_error=True))
+            await _wait_for(before, writes_only=valid[0].read_only)
+            # previewed (and so judged) once the calls before it ran: an edit sees
+            # the file a write before it made, a path what a command made of it
+            pending_or_error = self._preview(call, *valid)
+            if isinstance(pending_or_error, str):
                 return self._finish(call, ToolResult(pending_or_error, is_error=True))
             pending = pending_or_error
-            await _wait_for(before, writes_only=pending.tool.read_only)
             verdict = await self._decide(pending, gate_before, my_gate)
             if verdict.preview and verdict.action == "ask":  # the gate is still held
                 return self._finish(call, await self._previewed(pending, verdict))
@@ -163,6 +168,9 @@ class ToolExecutor:
                 self._record(pending, "hook", None)
                 return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
                                                      is_error=True))
+            if moved := self._moved_since_judged(pending):
+                self._record(pending, "denied", None)
+                return self._finish(call, ToolResult(moved, is_error=True))
             started = time.monotonic()
             result = await self._run(pending, verdict.grant)
             self._record(pending, label, result, time.monotonic() - started)
@@ -172,8 +180,9 @@ class ToolExecutor:
         finally:
             _pass_gate(gate_before, my_gate)
 
-    def _prepare(self, call: ToolUseBlock, tool: Tool[Any] | None) -> PendingCall | str:
-        """Parse and validate; an error string when the call cannot run."""
+    def _validate(self, call: ToolUseBlock,
+                  tool: Tool[Any] | None) -> tuple[Tool[Any], ToolArgs] | str:
+        """Parse and validate the arguments; an error string when the call cannot run."""
         if tool is None:
             return _unknown_tool_text(call.name, self._registry)
         try:
@@ -184,16 +193,36 @@ class ToolExecutor:
         if not isinstance(raw, dict):
             return f"the arguments of {call.name} must be a JSON object, got {type(raw).__name__}"
         try:
-            args = tool.Args.model_validate(raw)
+            return tool, tool.Args.model_validate(raw)
         except ValidationError as exc:
             return f"invalid arguments for {call.name}: {_describe_validation(exc)}"
+
+    def _preview(self, call: ToolUseBlock, tool: Tool[Any], args: ToolArgs) -> PendingCall | str:
+        """What the call would do, for the judgement; an error string when it is
+        known to fail (an edit whose old_text is not there)."""
         try:
             preview = tool.preview(args, self._context)
-        except ToolFailed as exc:  # known to fail (an edit whose old_text is not there)
+        except ToolFailed as exc:
             return str(exc)
         except Exception as exc:  # a preview failure must not crash the turn
             return f"{call.name} cannot run: {type(exc).__name__}: {exc}"
         return PendingCall(call, tool, args, preview)
+
+    def _moved_since_judged(self, pending: PendingCall) -> str | None:
+        """Why the call must not run if its path resolves elsewhere than when it
+        was judged (a symlink swapped in while the question was open)."""
+        if pending.tool.traits().path_arg is None:
+            return None
+        fresh = self._preview(pending.call, pending.tool, pending.args)
+        if isinstance(fresh, str):
+            return fresh
+        before, now = pending.preview, fresh.preview
+        if (before.paths, before.outside, before.sensitive, before.protected) == (
+                now.paths, now.outside, now.sensitive, now.protected):
+            return None
+        shown = ", ".join(str(p) for p in now.paths) or "somewhere else"
+        return (f"{pending.call.name} was not run: its path now resolves to {shown}, not what "
+                "was approved (it changed meanwhile); call it again to have it judged afresh")
 
     async def _decide(self, pending: PendingCall, gate_before: asyncio.Future[None] | None,
                       my_gate: asyncio.Future[None]) -> Verdict:

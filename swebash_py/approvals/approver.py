@@ -117,7 +117,7 @@ class PolicyApprover:
                                "needs the user's answer and there is no terminal to ask on "
                                "(--yes does not answer it; [sandbox] host_allow can)",
                                label="denied")
-            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending),
+            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending, verdict),
                            label="denied")
         if escalation:
             answer = await self._asker(pending, verdict, None)
@@ -151,10 +151,13 @@ class PolicyApprover:
                            instruction=answer.text, label="denied")
         return Verdict("deny", "user", "the user said no", label="denied")
 
-    def _no_terminal_reason(self, pending: PendingCall) -> str:
+    def _no_terminal_reason(self, pending: PendingCall, verdict: Verdict) -> str:
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
+        if verdict.by == "rule" or self.mode == "yolo":  # --yes would not answer it either
+            return (f"{verdict.reason}: that needs a question, and there is no terminal to "
+                    "ask on (--yes does not answer it)")
         rule = policy.suggest_rule(pending.tool.traits(),
                                    pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)

@@ -56,6 +56,9 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     if analysis is not None and not analysis.clean and rules.has_denies(tool_name):
         return out("ask", "rule", f"cannot be checked against the deny rules: "
                                   f"{analysis.unsafe_reason}")
+    if analysis is not None and (named := rules.mentioned(tool_name, analysis)):
+        return out("ask", "rule", f"cannot be checked against the deny rules: it might run "
+                                  f"what {named.text} denies")
     if preview.must_ask:
         return out("ask", "mode", preview.must_ask)
     if preview.sensitive:
@@ -155,9 +158,12 @@ def _flags_ok(name: str, rest: list[str]) -> bool:
 
 def _path_ok(word: str, workspace: Path) -> bool:
     if word.startswith("-"):
-        if "=" not in word:
+        if "=" in word:
+            word = word.split("=", 1)[1]
+        elif not word.startswith("--") and "/" in word[2:]:
+            word = word[2:]  # an attached option value: grep -f/etc/x
+        else:
             return True
-        word = word.split("=", 1)[1]
     if word == "/dev/null":
         return True
     path = _resolve(word, workspace)

@@ -215,6 +215,16 @@ class RuleSet:
                 return rule
         return None
 
+    def mentioned(self, tool: str, analysis: Analysis) -> Rule | None:
+        """A command deny rule whose words appear in the arguments of a command
+        that might run them (``noglob rm x``, ``python3 -c '...rm...'``): not
+        proof, so the caller asks rather than denies."""
+        for rule in (r for r in self.deny if r.applies_to(tool) and r.words):
+            for run in analysis.mentions:
+                if any(rule.matches_argv(run[i:], deny=True) for i in range(len(run))):
+                    return rule
+        return None
+
     def allowing(self, tool: str, paths: list[Path], analysis: Analysis | None, workspace: Path,
                  also_ok: Callable[[list[str]], bool] = lambda _argv: False) -> list[Rule] | None:
         """The allow rules that together admit the whole call, or None.

@@ -27,7 +27,33 @@ WRAPPERS = frozenset({
     "command", "builtin", "time", "watch", "xargs", "parallel", "exec", "eval", "source", ".",
     "stdbuf", "setsid", "chroot", "nsenter", "unshare", "flock", "strace", "ltrace", "chrt",
     "taskset", "unbuffer", "fakeroot", "firejail", "busybox", "script", "coproc", "trap",
+    "noglob", "nocorrect", "repeat", "emulate", "zmodload", "fc",  # zsh and history
+    "mapfile", "readarray",  # -C runs a callback
 })
+# Names that change what later command names mean (``alias ls=rm``, ``hash -p``).
+REDEFINERS = frozenset({"alias", "hash", "enable", "shopt", "unalias"})
+# Interpreters that read their program from stdin when given no script or code.
+_INTERPRETER = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|perl[0-9.]*|ruby[0-9.]*|node(js)?|"
+                          r"php[0-9.]*|lua[0-9.]*|luajit|tclsh[0-9.]*|Rscript|pwsh|julia|bun|"
+                          r"deno|osascript|irb|jshell|groovy|scala|guile|racket)$")
+# Programs that read commands (which can run other commands) from stdin.
+STDIN_PROGRAMS = frozenset({"ed", "red", "ex", "dc", "sqlite3", "psql", "mysql", "mariadb",
+                            "expect", "gnuplot", "gdb", "lldb", "at", "batch", "crontab"})
+_SCRIPTED = frozenset({"awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake", "bmake"})
+_PROGRAM_FILE_FLAGS = frozenset({"-f", "--file", "-x", "--command", "-s", "--script"})
+_CODE_FLAGS = frozenset({"-c", "-e", "-E", "-m", "-r", "--eval", "--print", "-p", "--command"})
+_SHELL_OPT_ARGS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_STDIN_PATHS = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+# Commands that never run their arguments: deny rules need not look inside their words.
+PURE = frozenset({
+    "ls", "pwd", "echo", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "which",
+    "whoami", "date", "uname", "df", "du", "file", "stat", "sort", "uniq", "tr", "cut",
+    "basename", "dirname", "realpath", "readlink", "true", "false", "id", "diff", "cmp", "nl",
+    "md5sum", "sha1sum", "sha256sum", "sha512sum", "tree", "mkdir", "touch",
+})
+_TOKEN = re.compile(r"[^\s'\"`;&|()<>{}\[\]$=,:]+")
+_BACKQUOTE_ESCAPE = re.compile(r"\\[`$\\]")
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*[`$]")
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash"})
 FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _STATEMENTS = frozenset({
@@ -48,6 +74,7 @@ class Analysis:
     suspects: list[list[str]] = field(default_factory=list)
     read_paths: list[str] = field(default_factory=list)
     write_paths: list[str] = field(default_factory=list)
+    mentions: list[list[str]] = field(default_factory=list)  # word runs that might be run
 
     @property
     def clean(self) -> bool:
@@ -95,7 +122,7 @@ def analyse(command: str, _nesting: int = 0, _budget: list[int] | None = None) -
         shown = "".join("\n" if _bad_char(ch) else ch for ch in command)
         suspects += analyse(shown, _nesting + 1, budget).suspects
     return Analysis(walker.commands, walker.reasons[0] if walker.reasons else None,
-                    suspects, walker.read_paths, walker.write_paths)
+                    suspects, walker.read_paths, walker.write_paths, walker.mentions)
 
 
 class _Walker:
@@ -107,6 +134,7 @@ class _Walker:
         self.reasons: list[str] = []
         self.read_paths: list[str] = []
         self.write_paths: list[str] = []
+        self.mentions: list[list[str]] = []
 
     def unsafe(self, reason: str) -> None:
         self.reasons.append(reason)
@@ -129,6 +157,8 @@ class _Walker:
                 else:
                     self.stmt(child, depth + 1)
         elif kind in ("command_substitution", "process_substitution"):
+            if self.text(node).startswith("`") and _BACKQUOTE_ESCAPE.search(self.text(node)):
+                self.unsafe("backslash escapes inside backquotes (nested substitution)")
             for child in node.named_children:
                 self.stmt(child, depth + 1)
         elif kind == "for_statement":
@@ -166,9 +196,24 @@ class _Walker:
             reason = danger(argv)
             if reason:
                 self.unsafe(reason)
+            self.note_mentions(argv)
+
+    def note_mentions(self, argv: list[str]) -> None:
+        """Word runs of a command that might run its arguments (``noglob rm x``,
+        ``python3 -c 'os.system("rm x")'``), for deny rules to ask about."""
+        if _base(argv[0]) in PURE:
+            return
+        self.mentions.append(argv[1:])
+        for word in argv[1:]:
+            tokens = _TOKEN.findall(word)
+            if tokens and tokens != [word]:
+                self.mentions.append(tokens)
+        if any(_SUBSCRIPT_CODE.search(word) for word in argv[1:]):
+            self.unsafe("a word bash may evaluate as an array subscript (a[$(...)])")
 
     def check_name(self, name: str, flags: set[str]) -> None:
-        if flags & {"expansion", "glob", "brace", "tilde"} or UNKNOWN in name:
+        if flags & {"expansion", "glob", "brace", "tilde"} or UNKNOWN in name or \
+                name.startswith("="):  # zsh: =rm is the path of rm
             self.unsafe("the command name is computed at run time")
         elif not name or not name.isascii() or not name.isprintable():
             self.unsafe(f"unusual characters in the command name {name!r}")
@@ -198,8 +243,12 @@ class _Walker:
     def heredoc(self, node: Any, depth: int) -> None:
         """The body's substitutions, and whatever tree-sitter hangs on ``<<EOF``
         (a following ``| cmd``, ``&& cmd`` or another redirect)."""
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
         for child in node.named_children:
             if child.type == "heredoc_body":
+                if not quoted and self._unseen_expansions(child):
+                    self.unsafe("substitutions in a here-document the parser does not see")
                 for part in child.named_children:
                     if part.type != "heredoc_content":
                         self.word(part, depth)
@@ -207,6 +256,16 @@ class _Walker:
                 self.redirect(child, depth)
             elif child.type not in ("heredoc_start", "heredoc_end"):
                 self.stmt(child, depth + 1)
+
+    def _unseen_expansions(self, body: Any) -> bool:
+        """Whether an unquoted here-document body holds substitutions tree-sitter
+        missed (backquotes; ``$(...)`` under ``<<-`` with tab-indented lines)."""
+        text = re.sub(r"\\.", "", self.text(body), flags=re.DOTALL)
+        if "`" in text:
+            return True
+        wanted = len(re.findall(r"\$[({\[]", text))
+        seen = [self.text(c) for c in body.named_children if c.type != "heredoc_content"]
+        return wanted > len([t for t in seen if re.match(r"\$[({\[]", t)])
 
     # words --------------------------------------------------------------
     def word(self, node: Any, depth: int) -> tuple[str, set[str]]:
@@ -334,13 +393,57 @@ def danger(argv: list[str]) -> str | None:
     name = _base(argv[0])
     if name in WRAPPERS:
         return f"'{name}' runs other commands"
+    if name in REDEFINERS:
+        return f"'{name}' changes what command names mean"
     if name in SHELLS and any(a.startswith("-") and "c" in a for a in argv[1:]):
         return f"'{name} -c' runs a command string"
+    if name in SHELLS and _reads_program(argv[1:], shell=True):
+        return f"'{name}' reads the commands to run from its input"
+    if _INTERPRETER.match(name) and _reads_program(argv[1:], shell=False):
+        return f"'{name}' reads the program to run from its input"
+    if name in STDIN_PROGRAMS or (name in ("vi", "vim", "nvim") and "-e" in argv[1:]) or (
+            name in _SCRIPTED and _program_from_stdin(argv[1:])):
+        return f"'{name}' may read commands to run from its input"
     if name == "find" and FIND_RUNNERS & set(argv):
         return "find with -exec/-ok/-delete"
     if name == "git" and any(a in ("-c", "--config-env", "--exec-path") or
                              a.startswith(("--config-env=", "--exec-path=")) for a in argv):
         return "git -c can run arbitrary programs"
-    if name == "rg" and any(a.startswith("--pre") for a in argv):
-        return "rg --pre runs a program"
+    if name == "rg" and any(a.startswith(("--pre", "--hostname-bin")) for a in argv):
+        return "rg --pre / --hostname-bin runs a program"
     return None
+
+
+def _program_from_stdin(args: list[str]) -> bool:
+    """``awk -f -``, ``sed -f /dev/stdin``, ``make --file=-``: a program file that is stdin."""
+    for i, flag in enumerate(args):
+        value = args[i + 1] if i + 1 < len(args) else ""
+        if "=" in flag and flag.split("=", 1)[0] in _PROGRAM_FILE_FLAGS:
+            flag, value = flag.split("=", 1)
+        if flag in _PROGRAM_FILE_FLAGS and (value in _STDIN_PATHS or UNKNOWN in value):
+            return True
+    return False
+
+
+def _reads_program(args: list[str], *, shell: bool) -> bool:
+    """Whether a shell or interpreter takes its program from stdin (no script
+    file, ``-``, ``-s``, ``/dev/stdin``, or a file known only at run time)."""
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            rest = args[i + 1:]
+            return not rest or rest[0] in _STDIN_PATHS or UNKNOWN in rest[0]
+        if shell and arg in _SHELL_OPT_ARGS:
+            skip = True
+            continue
+        if (arg.startswith("-") and arg != "-") or (shell and arg.startswith("+")):
+            if shell and arg.startswith("-") and not arg.startswith("--") and "s" in arg:
+                return True  # bash -s: commands from stdin
+            if not shell and (arg in _CODE_FLAGS or arg.split("=", 1)[0] in _CODE_FLAGS):
+                return False  # the program is on the command line
+            continue
+        return arg in _STDIN_PATHS or UNKNOWN in arg
+    return True

@@ -146,15 +146,14 @@ class Checkpointer(Protocol):
         ...
 
 
-def make_parents(path: Path) -> list[Path]:
-    """Create ``path``'s missing parent directories; returns them, outermost first."""
+def missing_parents(path: Path) -> list[Path]:
+    """``path``'s parent directories that do not exist yet, outermost first (the
+    writer creates them; they are recorded so that undo removes them)."""
     missing = []
     parent = path.parent
     while not os.path.lexists(parent) and parent != parent.parent:
         missing.append(parent)
         parent = parent.parent
-    for folder in reversed(missing):
-        os.mkdir(folder)
     return missing[::-1]
 
 

@@ -135,6 +135,7 @@ def restore(plans: list[PathPlan], overwrite: set[Path]) -> Outcome:
             if entry.path in failed:
                 continue
             try:
+                _refuse_moved_parent(entry.path)
                 step(entry)
             except OSError as exc:
                 failed[entry.path] = exc.strerror or str(exc)
@@ -144,6 +145,13 @@ def restore(plans: list[PathPlan], overwrite: set[Path]) -> Outcome:
         elif entry.path not in outcome.skipped:
             outcome.restored.append(entry.path)
     return outcome
+
+
+def _refuse_moved_parent(path: Path) -> None:
+    """Recorded paths are resolved: a folder on the way that is a symlink now was
+    swapped in since, and following it would write somewhere never judged."""
+    if os.path.realpath(path.parent) != str(path.parent):
+        raise OSError(f"a folder on the way to {path.name} is now a symlink; not followed")
 
 
 def _kind_now(path: Path) -> str | None:

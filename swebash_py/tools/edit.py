@@ -17,16 +17,16 @@ from pathlib import Path
 
 from pydantic import Field
 
-from swebash_py.atomic import write_atomic
 from swebash_py.checkpoints.model import (
     Checkpointer,
     FileChange,
     FileState,
-    make_parents,
+    missing_parents,
     new_file_mode,
     record_folders,
 )
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.nofollow import make_dirs_beneath, write_beneath
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
 MAX_EDIT_BYTES = 50 * 1024 * 1024
@@ -65,18 +65,20 @@ def unified_diff(old: str | None, new: str, shown: str) -> str:
 
 def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
                        text: str) -> None:
-    """``write_atomic``, with the file's state before and after recorded first
+    """``write_beneath``, with the file's state before and after recorded first
     (so even a crash between the two leaves what undo needs)."""
     data = text.encode("utf-8", "surrogateescape")
     change_id = None
-    made = make_parents(path)
+    made = missing_parents(path)
+    if made:
+        make_dirs_beneath(path.parent)  # never through a swapped-in symlink
     if checkpoints is not None:
         before = FileState.of(path)
         after = FileState(data, before.mode if before.exists else new_file_mode())
         change_id = checkpoints.record(FileChange(str(path), tool, before, after))
         record_folders(checkpoints, tool, made)
     try:
-        write_atomic(path, data)
+        write_beneath(path, data, new_file_mode())
     except BaseException:
         if checkpoints is not None and change_id is not None:
             checkpoints.forget(change_id)

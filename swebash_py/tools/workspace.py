@@ -6,7 +6,8 @@ resolved path is the one shown and used. It is *outside* when it does not lie
 under the workspace (component-wise: ``/w2`` is not under ``/w``), and for a
 write also when it is a regular file with other hard links. It is *sensitive*
 when it looks like a secret (ssh/aws/gpg dirs, ``.netrc``, ``.env`` files,
-private keys) and *protected* when it is our own config file or anything under
+private keys), or for a write when it is a repository's or project's control
+file (``runs_code_later``), and *protected* when it is our own config file or anything under
 our data directory: no tool may ever write those.
 """
 
@@ -58,8 +59,20 @@ def resolve(raw: str, workspace: Path, *, for_write: bool = False) -> ResolvedPa
     outside = not is_inside(path, ws)
     if for_write and _has_other_links(path):
         outside = True
-    return ResolvedPath(raw, path, outside, is_sensitive(Path(joined)) or is_sensitive(path),
-                        is_protected(path))
+    sensitive = is_sensitive(Path(joined)) or is_sensitive(path) or (
+        for_write and (runs_code_later(Path(joined)) or runs_code_later(path)))
+    return ResolvedPath(raw, path, outside, sensitive, is_protected(path))
+
+
+CONTROL_DIRS = frozenset({".git", ".swebash"})
+
+
+def runs_code_later(path: Path) -> bool:
+    """A repository's control files (``.git/config``, ``.git/hooks``, a ``.git``
+    file pointing elsewhere) or a project's ``.swebash/`` settings: writing them
+    can make the user's own next ``git status`` or ``ai`` run a command, so a
+    write always asks (even under auto-edit) and is never remembered."""
+    return any(part in CONTROL_DIRS for part in path.parts)
 
 
 def is_inside(path: Path, workspace: Path) -> bool:
@@ -117,9 +130,17 @@ def mentions_secret(command: str) -> bool:
 
 
 def mentions_protected(command: str) -> bool:
-    """A heuristic for commands: does the text name our config or data paths?"""
-    config, data = protected_roots()
-    return str(config) in command or str(data) in command
+    """A heuristic for commands: does the text name our config or data paths
+    (also as ``~/...`` or ``$HOME/...``)?"""
+    home = os.path.expanduser("~").rstrip("/")
+    for root in map(str, protected_roots()):
+        forms = [root]
+        if home and root.startswith(home + "/"):
+            tail = root[len(home):]
+            forms += ["~" + tail, "$HOME" + tail, "${HOME}" + tail]
+        if any(form in command for form in forms):
+            return True
+    return False
 
 
 class SecretsFilter:

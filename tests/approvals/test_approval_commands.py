@@ -59,6 +59,18 @@ MUST_ASK = [
     # very long chains
     "; ".join(["ls"] * 99 + ["rm x"]), "; ".join(["ls"] * 1000), " && ".join(["ls"] * 1000),
     "ls " + "a" * 20_000,
+    # found by the outside audit: code bash runs that the parse tree does not show
+    "cat <<EOF\n`rm x`\nEOF", "cat <<EOF\n\"`rm x`\"\nEOF", "echo $(cat <<EOF\n`rm x`\nEOF\n)",
+    "echo \"`echo \\`rm x\\``\"", "echo `echo \\$(rm x)`",
+    "echo 'a[$(rm x)]'; test -v 'a[$(rm x)]'",
+    "cat x | bash", "cat x | bash -o pipefail", "cat x | sh -s", "cat x | bash /dev/stdin",
+    "cat x | python3", "cat x | python3 -", "cat <(echo rm x) | bash -x", "hash -p /bin/rm ls; ls",
+    "shopt -s expand_aliases\nalias ls=rm\nls x", "=rm x", "noglob ls", "rg --hostname-bin=./x y",
+    "cat q.sql | sqlite3 db", "cat x | ed -s f", "cat x | awk -f - y", "cat x | make -f -",
+    "cat x | sed -f /dev/stdin y", "cat x | vim -e -s f",
+    "cat <<-EOF\n\t$(rm x)\n\tEOF", "cat <<-E\n\t$( rm x )\n\tE",
+    "grep -f/etc/passwd x", "wc -l -- ../x",
+    "repeat 1 rm x", "emulate sh -c 'rm x'", "mapfile -C 'rm x' -c 1 a < f", "zmodload zsh/system",
 ]
 
 MAY_PASS = [
@@ -69,6 +81,7 @@ MAY_PASS = [
     "echo a\\;b", "grep -r foo . | sort | uniq -c", "git diff HEAD~1", "git log --oneline -5",
     "find . -name '*.py'", "if ls; then echo yes; fi", "ls\necho hi", "echo hi >/dev/null",
     "pwd", "echo rm -rf /", "echo HEAD@{1}", "git branch -a", "ls -la 2>/dev/null || echo none",
+    "cat <<EOF\n$(ls)\nEOF", "cat <<EOF\nplain \\$(rm x)\nEOF",
 ]
 
 
@@ -146,6 +159,25 @@ def test_deny_does_not_overreach(command: str, ws: Path) -> None:
 def test_yolo_asks_when_deny_rules_cannot_be_checked(command: str, ws: Path) -> None:
     assert run(command, ws, deny=["run_command(rm:*)"], mode="yolo") == "ask"
     assert run(command, ws, mode="yolo") == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'rm x' | bash", "bash <<EOF\nrm x\nEOF", "bash <(echo rm x)", "echo rm x | sh -s",
+    "shopt -s expand_aliases\nalias l=rm\nl x", "=rm x", "- rm x", "sg users 'rm x'",
+    "python3 -c 'import os; os.system(\"rm -rf x\")'", "cat <<EOF\n`rm x`\nEOF",
+    "printf -v 'a[$(rm x)]' y", "hash -p /bin/rm ls; ls x", "git commit -m 'rm x'"],
+    ids=lambda c: repr(c)[:40])
+def test_yolo_asks_when_a_deny_rule_might_be_walked_around(command: str, ws: Path) -> None:
+    assert run(command, ws, deny=["run_command(rm:*)"], mode="yolo") in ("ask", "deny")
+    assert run(command, ws, mode="yolo") == "allow"  # the deny rule is what makes it ask
+
+
+@pytest.mark.parametrize("command", ["bash script.sh", "bash -e -- s.sh", "python3 x.py",
+                                     "grep -f - x", "awk '{print}' x", "make -f Makefile",
+                                     "make", "sed",
+                                     "python3 -m pytest -q", "node -e 1", "sh -o errexit s.sh"])
+def test_scripts_from_files_stay_accountable(command: str) -> None:
+    assert analyse(command).clean
 
 
 def test_exact_deny_rule_is_a_prefix(ws: Path) -> None:

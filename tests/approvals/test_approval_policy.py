@@ -172,7 +172,9 @@ def test_suggest_rule_is_narrow(ws: Path) -> None:
     assert suggest("run_command", command="ls *") == ["run_command(ls '*')"]
     assert suggest("run_command", command="echo 'a b' | grep a") == [
         "run_command(echo 'a b')", "run_command(grep a)"]
-    for unaccountable in ("rm $X", "sudo rm x", "ls > out", "echo $(date)", "bash -c ls"):
+    for unaccountable in ("rm $X", "sudo rm x", "ls > out", "echo $(date)", "bash -c ls",
+                          "echo 'touch x' | bash", "python3 - <<'EOF'\nprint(1)\nEOF",
+                          "bash <<'EOF'\nls\nEOF", "cat s | sh -s", "alias l=ls"):
         assert suggest("run_command", command=unaccountable) is None
     assert suggest("write_file", path="src/main.py") == ["write_file(src/main.py)"]
     assert suggest("edit_file", path="a[1]*.py") == ["edit_file(a\\[1\\]\\*.py)"]

@@ -225,3 +225,33 @@ async def test_writes_outside_a_turn_or_without_a_store_still_work(workspace: Pa
                         content="x")
     assert not result.is_error and (workspace / "x.txt").read_text() == "x"
     assert os.path.exists(workspace / "x.txt")
+
+
+@pytest.mark.parametrize("swapped", [True, False])
+async def test_undo_never_writes_through_a_folder_swapped_for_a_symlink(
+        store: Store, recorder: StoreRecorder, tctx: ToolContext, workspace: Path,
+        tmp_path: Path, swapped: bool) -> None:
+    """After the turn, ``d`` becomes a symlink to a folder outside; even when the
+    user says yes to overwriting, undo does not follow it. Twin: ``d`` replaced
+    by a real folder is restored through."""
+    (workspace / "d").mkdir()
+    (workspace / "d" / "f.txt").write_text("base\n")
+    await turn(recorder, "edit", (EditFile(), {"path": "d/f.txt", "old_text": "base",
+                                               "new_text": "ours"}), ctx=tctx)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("not ours\n")
+    (workspace / "d" / "f.txt").unlink()
+    (workspace / "d").rmdir()
+    if swapped:
+        (workspace / "d").symlink_to(outside)
+    else:
+        (workspace / "d").mkdir()
+        (workspace / "d" / "f.txt").write_text("not ours\n")
+    ask, _ = answers(True, True)
+    shown = await undo_last(store, recorder, workspace, ask)
+    if swapped:
+        assert (outside / "f.txt").read_text() == "not ours\n"
+        assert any("symlink" in line for line in shown), shown
+    else:
+        assert (workspace / "d" / "f.txt").read_text() == "base\n"

@@ -150,3 +150,16 @@ def test_command_secret_heuristic() -> None:
     assert mentions_secret("openssl x509 -in server.pem")
     assert not mentions_secret("ls -la src")
     assert not mentions_secret("echo keyboard")
+
+
+def test_commands_naming_our_data_with_a_tilde_are_protected(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from swebash_py.tools.workspace import mentions_protected
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("SWEBASH_HOME", str(tmp_path / ".local" / "share" / "swebash"))
+    for command in ("tee -a ~/.local/share/swebash/approvals.json",
+                    "cat $HOME/.local/share/swebash/approvals.json",
+                    f"cat {tmp_path}/.local/share/swebash/x"):
+        assert mentions_protected(command), command
+    assert not mentions_protected("ls ~/.local/share")

@@ -81,7 +81,23 @@ def value_sources() -> dict[str, str]:
     for variable, key in _ENV_KEYS.items():
         if os.environ.get(variable):
             sources[key] = f"environment ${variable}"
-    return sources
+    return {**sources, **_managed_sources(sources)}
+
+
+def _managed_sources(others: dict[str, str]) -> dict[str, str]:
+    """Keys the managed policy sets: it wins over everything (its tables merge)."""
+    from swebash_py import managed
+    from swebash_py.config import read_config_file
+    from swebash_py.errors import ConfigError
+
+    path = managed.managed_path()
+    try:
+        fixed = read_config_file(path)
+    except ConfigError:
+        return {}
+    return {key: (f"{others[key]} + managed policy {path}"
+                  if isinstance(value, dict) and key in others else f"managed policy {path}")
+            for key, value in fixed.items()}
 
 
 def effective_report(settings: Settings) -> dict[str, Any]:
