@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 async def per_command(workspace: Path, grant: str, runs: int) -> list[float]:
     tool = RunCommand()
-    ctx = ToolContext(workspace=workspace, grant=grant, settings=Settings.model_validate({}))
+    ctx = ToolContext(workspace=workspace, grant=grant)
     args = tool.Args.model_validate({"command": "true"})
     await tool.run(args, ctx)  # warm: the probe, imports
     times = []
@@ -59,7 +59,7 @@ def main() -> None:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        build_policy(settings, "write", ROOT)
+        build_policy(settings.sandbox, "write", ROOT)
         times.append((time.perf_counter() - start) * 1000)
     files = sum(1 for _ in ROOT.rglob("*"))
     show(f"policy for this repo ({files} paths)", times)
