@@ -106,7 +106,7 @@ class Settings(Section):
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     shell_init: ShellInitSettings = Field(
         default_factory=lambda: ShellInitSettings.model_validate({}))
-    _project: Any = PrivateAttr(default=None)  # the ProjectStatus of this run, if decided
+    _project: ProjectStatus | None = PrivateAttr(default=None)  # this run's, if decided
 
     @field_validator("mcp_servers")
     @classmethod

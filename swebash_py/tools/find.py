@@ -21,7 +21,7 @@ import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pathspec
 from pydantic import Field
@@ -69,7 +69,7 @@ class _Ignores:
 @dataclass
 class _Find:
     root: Path
-    pattern: pathspec.PathSpec
+    pattern: pathspec.PathSpec[Any]
     limit: int
     by_path: bool
     stop: threading.Event
