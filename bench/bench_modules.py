@@ -7,18 +7,14 @@ Run: .venv/bin/python bench/bench_modules.py
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_startup import start_server  # noqa: E402
+from bench.common import ROOT, SHORT_ANSWER, home_env, start_provider
 
 
 def loaded_modules(argv: list[str], env: dict[str, str]) -> list[str]:
@@ -34,11 +30,8 @@ def main() -> None:
     package = ROOT / "swebash_py"
     total = sum(1 for _ in package.rglob("*.py"))
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "SWEBASH_HOME": home, "SWEBASH_CONFIG": f"{home}/c.toml",
-               "NO_PROXY": "127.0.0.1"}
-        script = Path(home) / "script.json"
-        script.write_text(json.dumps([{"text": "Port 8080 is free.", "chunk_size": 4}]))
-        server, url = start_server(script)
+        env = home_env(home)
+        server, url = start_provider(SHORT_ANSWER, Path(home))
         try:
             names = loaded_modules(["-m", "openai/x", "--api-base", url, "is 8080 busy?"], env)
         finally:
