@@ -26,12 +26,12 @@ from typing import Any, Literal
 import pathspec
 from pydantic import Field
 
+from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.search import ALWAYS_SKIP, shown_path
 from swebash_py.tools.workspace import (
     is_inside,
     is_protected,
-    is_sensitive,
     real_workspace,
     resolve,
 )
