@@ -1,6 +1,9 @@
 """What a preview costs: per command, preview (overlay + bwrap, change set read)
 against the plain workspace-write sandbox, for ``true`` and for a small write;
-then reading and applying 10,000 created files, and a 200 MB file appended to.
+then preview + apply (recorded for /undo) against a direct run, and the undo,
+for a mixed command on a small tree and for a write to a hard-linked file;
+then reading and applying 10,000 created files (and undoing them), and a
+200 MB file appended to.
 
     .venv/bin/python bench/bench_preview.py [RUNS]
 """
@@ -8,6 +11,7 @@ then reading and applying 10,000 created files, and a 200 MB file appended to.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -15,9 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from swebash_py.checkpoints.flow import last_turn, take_back
+from swebash_py.engine.messages import TextBlock
+from swebash_py.preview.checkpoint import StoreJournal
 from swebash_py.preview.run import run_preview
 from swebash_py.sandbox import overlay, runner
 from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.store import Store
+from swebash_py.store.recorder import StoreRecorder
 
 
 def ms(start: float) -> float:
@@ -50,6 +59,58 @@ async def per_command(ws: Path, runs: int) -> None:
               f"   (median of {runs})")
 
 
+def small_tree(ws: Path) -> None:
+    (ws / "tree" / "sub").mkdir(parents=True)
+    for i in range(50):
+        (ws / "tree" / "sub" / f"f{i}.txt").write_text(f"line {i}\n" * 20)
+    (ws / "a.txt").write_text("alpha\n")
+    (ws / "b.txt").write_text("b\n")
+    os.link(ws / "b.txt", ws / "b.hard")
+
+
+async def applied_and_undone(ws: Path, command: str) -> tuple[float, float]:
+    """Preview + apply recorded in a turn (ms), then /undo of that turn (ms)."""
+    store = Store(ws.parent / f"db-{ws.name}" / "sessions.db")
+    recorder = StoreRecorder(store, "m", str(ws), None)
+    recorder.begin_turn("bench")
+    recorder.add_block(TextBlock("x"))
+    start = time.perf_counter()
+    found = await run_preview(["/bin/sh", "-c", command], SandboxPolicy("workspace-write", ws),
+                              timeout=300)
+    journal = StoreJournal(recorder, [ws])
+    found.apply(journal)
+    journal.commit("run_command")
+    applied = ms(start)
+    recorder.finish_turn("stop", {}, None)
+    start = time.perf_counter()
+    back = last_turn(store, recorder.session_id or "")
+    assert back is not None
+    await take_back(store, back, ws, lambda _line: None, None)
+    return applied, ms(start)
+
+
+async def per_apply(top: Path, runs: int) -> None:
+    for label, command in (
+            ("mixed", "echo x >> a.txt && rm -r tree/sub && mkdir -p n/m && ln -s a.txt l "
+                      "&& chmod 600 b.txt"),
+            ("hard-link write", "echo more >> b.txt")):
+        plain, prev, undo = [], [], []
+        for i in range(runs):
+            ws = top / f"{label[:5]}-{i}"
+            ws.mkdir()
+            small_tree(ws)
+            other = top / f"{label[:5]}-{i}-direct"
+            other.mkdir()
+            small_tree(other)
+            plain.append(await direct(other, command))
+            applied, undone = await applied_and_undone(ws, command)
+            prev.append(applied)
+            undo.append(undone)
+        a, b, c = (statistics.median(x) for x in (plain, prev, undo))
+        print(f"{label:<15} direct {a:7.1f} ms   preview+apply {b:7.1f} ms   overhead "
+              f"{b - a:+7.1f} ms   undo {c:6.1f} ms   (median of {runs})")
+
+
 async def bulk(ws: Path) -> None:
     many = ("mkdir made && cd made && i=0; while [ $i -lt 10000 ]; do echo $i > f$i; "
             "i=$((i+1)); done")
@@ -66,6 +127,11 @@ async def bulk(ws: Path) -> None:
     found.apply()
     print(f"10,000 files: preview run + change set {run_and_read:7.0f} ms, "
           f"apply {ms(start):7.0f} ms ({len(found.changes):,} changes)")
+    undo_ws = ws.parent / "undo-many"
+    undo_ws.mkdir()
+    applied, undone = await applied_and_undone(undo_ws, many)
+    print(f"10,000 files recorded for /undo: preview + apply + record {applied:7.0f} ms, "
+          f"undo {undone:7.0f} ms")
     with open(ws / "big.bin", "wb") as fh:
         block = b"\1" * (1 << 20)
         for _ in range(200):
@@ -90,9 +156,14 @@ def main() -> None:
     ws = Path(tempfile.mkdtemp(prefix="bench-preview-"))
     try:
         asyncio.run(per_command(ws, runs))
+        top = ws.parent / f"{ws.name}-apply"
+        top.mkdir()
+        asyncio.run(per_apply(top, max(3, runs // 2)))
         asyncio.run(bulk(ws))
     finally:
         shutil.rmtree(ws, ignore_errors=True)
+        shutil.rmtree(ws.parent / f"{ws.name}-apply", ignore_errors=True)
+        shutil.rmtree(ws.parent / "undo-many", ignore_errors=True)
 
 
 if __name__ == "__main__":

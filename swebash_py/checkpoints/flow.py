@@ -20,8 +20,8 @@ from swebash_py.tools.search import shown_path
 
 Show = Callable[[str], None]
 Ask = Callable[[str], Awaitable[bool]]
-COMMANDS_NOTE = ("Note: shell commands ran in {what}; changes they made to files are not "
-                 "tracked and are not undone.")
+COMMANDS_NOTE = ("Note: shell commands ran in {what}; changes they made outside a preview "
+                 "are not tracked and are not undone (applied previews are, above).")
 
 
 @dataclass
@@ -83,8 +83,8 @@ async def take_back(store: Any, back: TakeBack, workspace: Path, show: Show, ask
         elif await ask(f"Overwrite {shown}, which was changed since? [y/N] "):
             overwrite.add(entry.path)
     outcome = restore(back.plans, overwrite)
-    store.mark_reverted([i for p in back.plans if p.path in outcome.restored
-                         for i in p.change_ids])
+    restored = set(outcome.restored)
+    store.mark_reverted([i for p in back.plans if p.path in restored for i in p.change_ids])
     _summary(outcome, ws, show)
     return outcome
 

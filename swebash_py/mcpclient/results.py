@@ -16,6 +16,7 @@ from typing import Any
 
 from swebash_py.agent.truncate import cap_middle
 from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.sandbox.values import redact
 from swebash_py.tools.base import ToolResult
 
 
@@ -31,7 +32,8 @@ def map_result(result: Any, limit: int) -> ToolResult:
         parts = [json.dumps(structured, ensure_ascii=False, default=str)]
     text = "\n".join(p for p in parts if p) or "(the tool returned no content)"
     is_error = bool(getattr(result, "is_error", False))
-    return ToolResult(cap_middle(neutralize(text), limit), is_error=is_error)
+    # redacted before the cap: a value cut in two could not be found afterwards
+    return ToolResult(cap_middle(redact(neutralize(text)), limit), is_error=is_error)
 
 
 def _part(item: Any) -> str:

@@ -6,7 +6,14 @@ when they replace what was there: ``user.overlay.opaque=y``), and whiteouts
 (character devices 0/0) for what it deleted. A copy-up that changed nothing
 (``touch``, an open for writing) is left out, timestamps excepted. Files
 sharing an inode in the upper directory are one hard-link group: later members
-name the first (``link``).
+name the first (``link``). A copied-up file whose real path has other names
+(root only: the overlay's inode index keeps those names one inode while the
+command runs) is changed ``in_place``: the real inode is written, so every
+name sees it, as after a direct run.
+
+As root the overlay also records renamed directories (``redirect``: the real
+directory it came from, ``moved_from``); what lies below one is read against
+that real directory (``lower``).
 
 Each change carries ``base``: how the real path looked when the change set
 was read (and whether it had already changed since the preview started), so
@@ -15,12 +22,16 @@ was read (and whether it had already changed since the preview started), so
 
 from __future__ import annotations
 
+import contextlib
 import filecmp
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from swebash_py.preview import handles
+from swebash_py.preview.handles import Handle
 
 Kind = Literal["file", "dir", "symlink", "fifo"]
 Action = Literal["create", "modify", "delete"]
@@ -38,6 +49,7 @@ class Base:
     ctime_ns: int = 0
     ino: int = 0
     mode: int = 0
+    nlink: int = 1
 
     @classmethod
     def of(cls, path: Path) -> Base:
@@ -46,7 +58,7 @@ class Base:
         except (FileNotFoundError, NotADirectoryError):
             return cls(None)
         return cls(kind_of(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
-                   st.st_mode)
+                   st.st_mode, st.st_nlink)
 
 
 @dataclass(frozen=True)
@@ -68,6 +80,11 @@ class Change:
     xattrs: tuple[tuple[str, bytes], ...] = ()
     replace: bool = False  # a directory that replaces whatever was there
     content: bool = True  # files: the bytes changed (False: mode/owner/xattrs only)
+    in_place: bool = False  # files: the real inode itself changed (its other names too)
+    aliases: tuple[str, ...] = ()  # files: real names (same root) of the inode this is now
+    lower: str | None = None  # the real path (relative) ``base`` describes
+    moved_from: str | None = None  # dirs: the real directory renamed to this path
+    moved_base: Base | None = None  # and how it looked
     stale: bool = False  # the real path changed after the preview started
 
     @property
@@ -123,21 +140,26 @@ def user_xattrs(path: str | Path) -> tuple[tuple[str, bytes], ...]:
     return tuple(out)
 
 
+def _overlay_xattr(path: str, name: str) -> bytes | None:
+    """An overlay bookkeeping xattr, in either namespace (``userxattr`` or trusted)."""
+    for space in ("user.overlay.", "trusted.overlay."):
+        try:
+            return os.getxattr(path, space + name, follow_symlinks=False)
+        except OSError:
+            continue
+    return None
+
+
 def _opaque(path: str) -> bool:
-    try:
-        return os.getxattr(path, "user.overlay.opaque", follow_symlinks=False) in (b"y", b"x")
-    except OSError:
-        return False
+    return _overlay_xattr(path, "opaque") in (b"y", b"x")
 
 
 def _whiteout(st: os.stat_result, path: str) -> bool:
     if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
         return True
-    try:  # a zero-size file marked as a whiteout (nested overlays)
-        return stat.S_ISREG(st.st_mode) and st.st_size == 0 and \
-            os.getxattr(path, "user.overlay.whiteout", follow_symlinks=False) is not None
-    except OSError:
-        return False
+    # a zero-size file marked as a whiteout (nested overlays)
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0 and \
+        _overlay_xattr(path, "whiteout") is not None
 
 
 class _Reader:
@@ -145,36 +167,61 @@ class _Reader:
         self.root, self.upper, self.start_ns = root, upper, start_ns
         self.out: list[Change] = []
         self.links: dict[int, str] = {}
+        self.linked: list[tuple[str, int]] | None = None
+        self.handles: dict[str, Handle | None] = {}
 
-    def walk(self, rel: str, fresh: bool) -> None:
-        """``fresh``: this directory replaced the real one (nothing below is real)."""
+    def names_of(self, origin: bytes) -> tuple[str, ...]:
+        """The real names (relative) of the multiply linked file a copy-up came from."""
+        wanted = handles.of_origin(origin)
+        if wanted is None:
+            return ()
+        if self.linked is None:  # one walk: every multiply linked file, with its inode
+            self.linked = []
+            for dirpath, _dirs, files in os.walk(self.root):
+                for name in files:
+                    full = os.path.join(dirpath, name)
+                    with contextlib.suppress(OSError):
+                        st = os.lstat(full)
+                        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                            self.linked.append((full, st.st_ino))
+        likely = [(p, i) for p, i in self.linked if handles.may_hold(wanted, i)]
+        found = self._matching(likely, wanted) or self._matching(self.linked, wanted)
+        return tuple(sorted(os.path.relpath(p, self.root) for p in found))
+
+    def _matching(self, files: list[tuple[str, int]], wanted: Handle) -> list[str]:
+        out = []
+        for full, _ino in files:
+            if full not in self.handles:
+                self.handles[full] = handles.of_path(full)
+            if self.handles[full] == wanted:
+                out.append(full)
+        return out
+
+    def walk(self, rel: str, lower: str | None) -> None:
+        """``lower``: the real directory (relative) this upper one merges with
+        (None: it replaced the real one, nothing below is real)."""
         here = os.path.join(self.upper, rel) if rel else self.upper
         for name in sorted(os.listdir(here)):
-            self.entry(os.path.join(rel, name) if rel else name, fresh)
+            self.entry(os.path.join(rel, name) if rel else name,
+                       None if lower is None else os.path.join(lower, name) if lower else name)
 
-    def entry(self, rel: str, fresh: bool) -> None:
+    def entry(self, rel: str, lower: str | None) -> None:
         up = os.path.join(self.upper, rel)
         st = os.lstat(up)
-        real = self.root / rel
-        base = Base(None) if fresh else Base.of(real)
+        real = self.root / (lower if lower is not None else rel)
+        base = Base(None) if lower is None else Base.of(real)
         stale = base.kind is not None and base.ctime_ns > self.start_ns
         if _whiteout(st, up):
             if base.kind is not None:
-                self.out.append(Change(self.root, rel, "delete", None, base, stale=stale))
+                self.out.append(Change(self.root, rel, "delete", None, base, stale=stale,
+                                       lower=lower))
             return
         kind = kind_of(st.st_mode)
         common = dict(mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid, base=base,
-                      stale=stale, xattrs=user_xattrs(up) if kind != "symlink" else ())
+                      stale=stale, xattrs=user_xattrs(up) if kind != "symlink" else (),
+                      lower=lower)
         if kind == "dir":
-            replace = _opaque(up) or (base.kind not in (None, "dir"))
-            if base.kind == "dir" and not replace:
-                if self._meta_differs(st, up, real):
-                    self.out.append(Change(self.root, rel, "modify", "dir", **common))  # type: ignore[arg-type]
-                self.walk(rel, False)
-                return
-            action = "create" if base.kind is None else "modify"
-            self.out.append(Change(self.root, rel, action, "dir", replace=True, **common))  # type: ignore[arg-type]
-            self.walk(rel, True)
+            self._dir(rel, lower, up, st, real, base, common)
             return
         if kind == "other":
             raise OSError(f"{rel}: a device or socket cannot be previewed")
@@ -184,14 +231,76 @@ class _Reader:
             link = None if link == rel else link
         target = os.readlink(up) if kind == "symlink" else None
         content = True
-        if base.kind == kind and link is None and st.st_nlink == 1:
+        # an indexed copy-up (it names its origin) of a real file with other
+        # names: that inode is what the command changed or moved here, so all
+        # its names change with it (the overlay's index kept them one inode)
+        aliases: tuple[str, ...] = ()
+        origin = _overlay_xattr(up, "origin") if kind == "file" and link is None and \
+            st.st_nlink > 1 else None
+        if origin is not None:
+            aliases = self.names_of(origin)
+        in_place = lower is not None and lower in aliases
+        if base.kind == kind and link is None and (st.st_nlink == 1 or in_place):
             content = self._content_differs(kind, up, real, st)
             if not content and not self._meta_differs(st, up, real):
                 return  # copied up, but nothing changed (timestamps excepted)
         action = "create" if base.kind is None else "modify"
         self.out.append(Change(self.root, rel, action, kind, size=st.st_size,  # type: ignore[arg-type]
                                source=up if kind == "file" else None, target=target,
-                               link=link, content=content, **common))  # type: ignore[arg-type]
+                               link=link, content=content, in_place=in_place,
+                               aliases=aliases, **common))  # type: ignore[arg-type]
+
+    def _dir(self, rel: str, lower: str | None, up: str, st: os.stat_result, real: Path,
+             base: Base, common: dict[str, Any]) -> None:
+        redirect = _overlay_xattr(up, "redirect")
+        if redirect is not None:  # a real directory renamed here (root: redirect_dir=on)
+            name = os.fsdecode(redirect)
+            source = name.lstrip("/") if name.startswith("/") else \
+                os.path.join(os.path.dirname(lower if lower is not None else rel), name)
+            self.out.append(Change(self.root, rel, "create" if base.kind is None else "modify",
+                                   "dir", replace=base.kind is not None, moved_from=source,
+                                   moved_base=Base.of(self.root / source), **common))
+            self.walk(rel, source)
+            return
+        replace = _opaque(up) or (base.kind not in (None, "dir"))
+        if base.kind == "dir" and not replace:
+            if self._meta_differs(st, up, real):
+                self.out.append(Change(self.root, rel, "modify", "dir", **common))
+            self.walk(rel, lower)
+            return
+        action: Action = "create" if base.kind is None else "modify"
+        self.out.append(Change(self.root, rel, action, "dir", replace=True, **common))
+        self.walk(rel, None)
+
+    def index(self, index_dir: str) -> None:
+        """Copied-up files with other names whose every upper name is gone
+        (written, then removed or renamed away): their remaining real names
+        still show what the command wrote (the overlay's index entry)."""
+        try:
+            entries = sorted(os.listdir(index_dir))
+        except OSError:
+            return
+        taken = {c.lower or c.rel for c in self.out}
+        for name in entries:
+            entry = os.path.join(index_dir, name)
+            st = os.lstat(entry)
+            origin = _overlay_xattr(entry, "origin")
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or origin is None:
+                continue
+            names = self.names_of(origin)
+            left = [n for n in names if n not in taken]
+            if not left:
+                continue
+            real = self.root / left[0]
+            base = Base.of(real)
+            content = self._content_differs("file", entry, real, st)
+            if not content and not self._meta_differs(st, entry, real):
+                continue
+            self.out.append(Change(
+                self.root, left[0], "modify", "file", base, stat.S_IMODE(st.st_mode), st.st_uid,
+                st.st_gid, st.st_size, source=entry, xattrs=user_xattrs(entry),
+                content=content, in_place=True, aliases=names,
+                stale=base.kind is not None and base.ctime_ns > self.start_ns))
 
     @staticmethod
     def _content_differs(kind: str, up: str, real: Path, st: os.stat_result) -> bool:
@@ -222,6 +331,7 @@ def read_changes(roots: list[tuple[Path, str]], start_ns: int) -> ChangeSet:
     out = ChangeSet(start_ns=start_ns)
     for root, upper in roots:
         reader = _Reader(root, upper, start_ns)
-        reader.walk("", False)
+        reader.walk("", "")
+        reader.index(os.path.join(os.path.dirname(upper), "wk", "index"))
         out.changes += reader.out
     return out

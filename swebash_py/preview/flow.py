@@ -112,7 +112,7 @@ def _store_journal(context: ToolContext) -> Any:
         return None
     from swebash_py.preview.checkpoint import StoreJournal
 
-    return StoreJournal(checkpoints)
+    return StoreJournal(checkpoints, [context.workspace])
 
 
 def conflicts_text(conflicts: list[tuple[Change, str]]) -> str:

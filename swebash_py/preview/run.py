@@ -22,7 +22,7 @@ from pathlib import Path
 
 from swebash_py.preview.apply import ApplyReport, Journal, apply
 from swebash_py.preview.changes import ChangeSet, read_changes
-from swebash_py.sandbox import bwrap, overlay
+from swebash_py.sandbox import bwrap, overlay, seccomp
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.tools.proc import ProcResult, run_process
@@ -107,7 +107,9 @@ async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
     why = overlay.why_not(roots)
     if why is not None:
         raise PreviewUnavailable(why)
-    inner = overlay.inner_bwrap(bwrap.bwrap_argv(policy, argv, bwrap.probe().path or "bwrap"))
+    seccomp_fd = seccomp.filter_fd() if seccomp.supported() else None
+    inner = overlay.inner_bwrap(bwrap.bwrap_argv(policy, argv, bwrap.probe().path or "bwrap",
+                                                 seccomp_fd=seccomp_fd))
     mount_dir = tempfile.mkdtemp(prefix="swebash-preview-", dir=overlay.tmpfs_parent())
     holder = _Holder(mount_dir)
     start_ns = time.time_ns()
@@ -115,7 +117,8 @@ async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
         res = await run_process(
             overlay.namespace_argv(roots, mount_dir, max_mb, holder.ready_w, holder.go_r, inner),
             cwd=policy.workspace, env=sandbox_env(extra=extra_env), timeout=timeout,
-            on_output=on_output, head=head, tail=tail, pass_fds=holder.child_ends,
+            on_output=on_output, head=head, tail=tail,
+            pass_fds=(*holder.child_ends, *([] if seccomp_fd is None else [seccomp_fd])),
             on_start=holder.started)
         fd = await holder.result()
     except BaseException:
@@ -123,6 +126,8 @@ async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
         raise
     finally:
         holder.close()
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
         with contextlib.suppress(OSError):
             os.rmdir(mount_dir)
     if fd < 0:

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swebash_py.paths import config_path, data_dir
+from swebash_py.sandbox.envfiles import env_files
 from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
-from swebash_py.sandbox.secrets import home_secrets, workspace_env_files
+from swebash_py.sandbox.secrets import home_secrets
 
 if TYPE_CHECKING:
     from swebash_py.config import SandboxSettings
@@ -53,8 +54,8 @@ def build_policy(section: SandboxSettings, grant: Grant, workspace: Path) -> San
     home = Path(os.path.expanduser("~"))
     hidden = [*home_secrets(home), *own_paths(), *host_sockets()]
     if mode != "off":
-        hidden += workspace_env_files(workspace)
+        hidden += env_files(workspace)
         for root in section.writable_roots:
-            hidden += workspace_env_files(Path(root).expanduser())
+            hidden += env_files(Path(root).expanduser())
     roots = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in section.writable_roots)
     return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden), (), home)

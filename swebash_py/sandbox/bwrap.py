@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from swebash_py.sandbox import seccomp
 from swebash_py.sandbox.policy import SandboxPolicy
 
 PRIVATE_DIRS = ("/tmp", "/var/tmp", "/run")
@@ -41,15 +42,20 @@ def probe() -> Probe:
     path = shutil.which("bwrap")
     if path is None:
         return Probe(False, None, "", f"bwrap was not found on PATH: {INSTALL_HINT}")
+    fd = seccomp.filter_fd() if seccomp.supported() else None
+    filter_args = [] if fd is None else ["--seccomp", str(fd)]
     try:
         version = subprocess.run([path, "--version"], capture_output=True, text=True,
                                  timeout=10).stdout.strip()
         trial = subprocess.run(
             [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-             "--unshare-all", "--die-with-parent", "--new-session", "--", "true"],
-            capture_output=True, text=True, timeout=10)
+             "--unshare-all", "--die-with-parent", "--new-session", *filter_args, "--", "true"],
+            capture_output=True, text=True, timeout=10, pass_fds=() if fd is None else (fd,))
     except (OSError, subprocess.SubprocessError) as exc:
         return Probe(False, path, "", f"bwrap could not be run: {exc}")
+    finally:
+        if fd is not None:
+            os.close(fd)
     if trial.returncode != 0:
         why = (trial.stderr.strip().splitlines() or ["no message"])[-1]
         return Probe(False, path, version,
@@ -70,8 +76,10 @@ def empty_file() -> str:
     return path
 
 
-def bwrap_argv(policy: SandboxPolicy, argv: list[str], bwrap: str = "bwrap") -> list[str]:
-    """The full command line: ``bwrap [options] -- argv``."""
+def bwrap_argv(policy: SandboxPolicy, argv: list[str], bwrap: str = "bwrap",
+               seccomp_fd: int | None = None) -> list[str]:
+    """The full command line: ``bwrap [options] -- argv``; ``seccomp_fd`` (from
+    ``seccomp.filter_fd``, passed to the child) installs the no-unix-sockets filter."""
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for private in PRIVATE_DIRS:
         if os.path.isdir(private) and not os.path.islink(private):
@@ -92,6 +100,8 @@ def bwrap_argv(policy: SandboxPolicy, argv: list[str], bwrap: str = "bwrap") -> 
             out += ["--ro-bind", str(path), str(path)]
     out += _masks(policy.hidden)
     out += ["--unshare-all", "--share-net"] if policy.network else ["--unshare-all"]
+    if seccomp_fd is not None:
+        out += ["--seccomp", str(seccomp_fd)]
     out += ["--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--chdir", workspace, "--", *argv]
     return out

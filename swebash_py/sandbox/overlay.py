@@ -12,7 +12,9 @@ not root: ``unshare --user --map-root-user --mount``), then run the very same
 2. for each writable root ``R`` (index ``i``) an overlay
    ``userxattr,lowerdir=R,upperdir=T/i/up,workdir=T/i/wk`` is mounted on ``R``
    (``userxattr``: whiteouts and opaque directories work inside a user
-   namespace; without it removing a directory fails with EIO);
+   namespace; without it removing a directory fails with EIO); as root,
+   ``index=on`` with trusted xattrs instead (hard links survive copy-up,
+   see ``INDEXED``), falling back to ``userxattr``;
 3. the set-up shell (bash: it can close descriptors past 9) says it is
    ready; we open the tmpfs through ``/proc/<pid>/root`` and keep that
    descriptor, then let it close the handshake pipes and ``exec bwrap``.
@@ -35,15 +37,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SETUP_FAILED = 125
-# $1 tmpfs dir, $2 MiB, $3 ready fd, $4 go fd, $5 number of roots, then roots, then argv
+# $1 tmpfs dir, $2 MiB, $3 ready fd, $4 go fd, $5 overlay options, $6 number of
+# roots, then roots, then argv. The options are tried, then ``userxattr`` alone.
 SETUP = r"""
-t=$1 mb=$2 ready=$3 go=$4 n=$5
-shift 5
+t=$1 mb=$2 ready=$3 go=$4 opts=$5 n=$6
+shift 6
 mount -t tmpfs -o "size=${mb}m,mode=0700" swebash-preview "$t" || exit 125
 i=0
 while [ "$i" -lt "$n" ]; do
   mkdir "$t/$i" "$t/$i/up" "$t/$i/wk" || exit 125
-  mount -t overlay -o "userxattr,lowerdir=$1,upperdir=$t/$i/up,workdir=$t/$i/wk" \
+  mount -t overlay -o "$opts,lowerdir=$1,upperdir=$t/$i/up,workdir=$t/$i/wk" \
+    swebash-preview "$1" 2>/dev/null ||
+  mount -t overlay -o "$PLAIN,lowerdir=$1,upperdir=$t/$i/up,workdir=$t/$i/wk" \
     swebash-preview "$1" || exit 125
   shift
   i=$((i + 1))
@@ -55,6 +60,15 @@ eval "exec $go<&-"
 exec "$@"
 """
 _UNSAFE = (",", ":", "\\", "\n")
+# Never redirects or metadata-only copy-ups: the change set reader reads whole
+# upper files and plain directories (``userxattr`` already rules redirects out,
+# and an unprivileged mount may not name ``redirect_dir``).
+PLAIN = "userxattr,metacopy=off"
+# As root: trusted xattrs, so the inode index can be on; a copy-up of a file
+# with other names then keeps them one inode (a write to one name shows in all,
+# as it would when run directly), and the upper copy names its origin; and
+# redirects, so a renamed directory is a rename (not a copy) that apply repeats.
+INDEXED = "index=on,redirect_dir=on,metacopy=off"
 
 
 @dataclass(frozen=True)
@@ -74,8 +88,9 @@ def namespace_argv(roots: list[Path], tmpfs_dir: str, max_mb: int, ready: int, g
     if os.geteuid() != 0:
         ns[1:1] = ["--user", "--map-root-user"]
     bash = shutil.which("bash") or "/bin/bash"
-    return [*ns, bash, "-c", SETUP, "swebash-preview", tmpfs_dir, str(max_mb),
-            str(ready), str(go), str(len(roots)), *map(str, roots), *inner]
+    opts = INDEXED if os.geteuid() == 0 else PLAIN
+    return [*ns, bash, "-c", f"PLAIN={PLAIN}\n{SETUP}", "swebash-preview", tmpfs_dir,
+            str(max_mb), str(ready), str(go), opts, str(len(roots)), *map(str, roots), *inner]
 
 
 def inner_bwrap(argv: list[str]) -> list[str]:

@@ -9,6 +9,7 @@ same shape: ``launch`` plus a change set read after the run.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from swebash_py.sandbox import bwrap, reaper, seatbelt
+from swebash_py.sandbox import bwrap, reaper, seatbelt, seccomp
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.tools.proc import ProcResult, run_process
@@ -27,8 +28,16 @@ from swebash_py.tools.proc import ProcResult, run_process
 
 @dataclass(frozen=True)
 class Launch:
+    """What to exec; ``fds`` must be passed to the child, then closed (``close``)."""
+
     argv: list[str]
     env: dict[str, str]
+    fds: tuple[int, ...] = ()
+
+    def close(self) -> None:
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -57,8 +66,10 @@ class Bubblewrap:
     def launch(self, argv: list[str], policy: SandboxPolicy,
                extra_env: Mapping[str, str] | None = None) -> Launch:
         path = bwrap.probe().path or "bwrap"
+        fd = seccomp.filter_fd() if seccomp.supported() else None
         # bwrap's own environment is the sandbox's: its pid 1 shows it in /proc
-        return Launch(bwrap.bwrap_argv(policy, argv, path), sandbox_env(extra=extra_env))
+        return Launch(bwrap.bwrap_argv(policy, argv, path, seccomp_fd=fd),
+                      sandbox_env(extra=extra_env), () if fd is None else (fd,))
 
 
 class SandboxExec:
@@ -115,8 +126,12 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
         return await run_process(reaper.wrap(argv), cwd=policy.workspace, env=dict(plain_env or {}),
                                  timeout=timeout, on_output=on_output, head=head, tail=tail)
     launch = (chosen or backend()).launch(argv, policy, extra_env)
-    res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,
-                            timeout=timeout, on_output=on_output, head=head, tail=tail)
+    try:
+        res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,
+                                timeout=timeout, on_output=on_output, head=head, tail=tail,
+                                pass_fds=launch.fds)
+    finally:
+        launch.close()
     if 128 < res.returncode <= 128 + 64:  # the sandbox reports a child's signal as 128+N
         return dataclasses.replace(res, returncode=128 - res.returncode)
     return res

@@ -3,7 +3,8 @@
 ``HOME_SECRETS`` are masked inside every sandbox when they exist;
 ``is_sensitive`` is the name-based test the file tools apply to every path
 they touch (after resolving symlinks, and to the unresolved path too);
-``workspace_env_files`` finds ``.env``/``.env.*`` at any depth.
+``workspace_env_files`` finds ``.env``/``.env.*`` at any depth (a full walk: the
+sandbox uses ``envfiles.EnvFileIndex``, which gives the same answer cheaply).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ write transactions.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import Any
 from swebash_py.checkpoints.model import FileChange, FileState, StoredChange
 
 _COLUMNS = ("c.id, c.turn_id, t.seq, c.path, c.tool, c.before, c.before_mode, c.after,"
-            " c.after_mode, c.reverted")
+            " c.after_mode, c.reverted, c.before_meta, c.after_meta")
 
 
 @dataclass(frozen=True)
@@ -44,9 +45,11 @@ class FileChangesMixin:
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO file_changes (turn_id, path, tool, before, before_mode, after,"
-                " after_mode, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " after_mode, created, before_meta, after_meta)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (turn_id, change.path, change.tool, change.before.data, change.before.mode,
-                 change.after.data, change.after.mode, time.time()))
+                 change.after.data, change.after.mode, time.time(), _meta(change.before),
+                 _meta(change.after)))
             return int(cur.lastrowid or 0)
 
     def drop_change(self, change_id: int) -> None:
@@ -104,9 +107,14 @@ class FileChangesMixin:
 
 def _stored(rows: list[Any]) -> Iterator[StoredChange]:
     for r in rows:
-        change = FileChange(str(r[3]), str(r[4]), FileState(_bytes(r[5]), r[6]),
-                            FileState(_bytes(r[7]), r[8]))
+        change = FileChange(str(r[3]), str(r[4]), FileState.from_row(_bytes(r[5]), r[6], r[10]),
+                            FileState.from_row(_bytes(r[7]), r[8], r[11]))
         yield StoredChange(int(r[0]), int(r[1]), int(r[2]), change, r[9] is not None)
+
+
+def _meta(state: FileState) -> str | None:
+    meta = state.meta()
+    return None if meta is None else json.dumps(meta)
 
 
 def _bytes(value: object) -> bytes | None:

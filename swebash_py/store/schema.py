@@ -164,7 +164,15 @@ ALTER TABLE turns ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE turns ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS, V_CACHE_TOKENS]
+# v7: what a command preview's apply changed beyond a file's bytes and bits
+# (kind, symlink target, owner, user xattrs, hard-link partner), as JSON;
+# NULL for write_file and edit_file records.
+V_PATH_META = """
+ALTER TABLE file_changes ADD COLUMN before_meta TEXT;
+ALTER TABLE file_changes ADD COLUMN after_meta TEXT;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS, V_CACHE_TOKENS, V_PATH_META]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

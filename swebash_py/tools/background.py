@@ -28,10 +28,11 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from swebash_py.sandbox.values import secret_bytes
 from swebash_py.tools.proc import CHUNK, Capture, kill_group_tree, signal_group
 
-Spawner = Callable[[Sequence[str], str, Mapping[str, str]],
-                   Awaitable[asyncio.subprocess.Process]]
+# (argv, cwd, env[, pass_fds]) -> the process
+Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
 DEATH_SIGNAL = signal.SIGUSR1
 # $1 is the command. The shell waits for it; told that ``ai`` died, it kills
 # its whole process group (itself included).
@@ -60,13 +61,15 @@ def _parent_death_hook() -> Callable[[], None] | None:
     return hook
 
 
-async def spawn_process(argv: Sequence[str], cwd: str,
-                        env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """The default spawner: a new session, output merged into one pipe."""
+async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
+                        pass_fds: Sequence[int] = ()) -> asyncio.subprocess.Process:
+    """The default spawner: a new session, output merged into one pipe;
+    ``pass_fds`` stay open in the child (the sandbox's seccomp filter)."""
     return await asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True, limit=CHUNK, preexec_fn=_parent_death_hook())
+        start_new_session=True, limit=CHUNK, preexec_fn=_parent_death_hook(),
+        pass_fds=tuple(pass_fds))
 
 
 @dataclass
@@ -97,9 +100,13 @@ class Job:
         return self.ended is None
 
     def take(self) -> tuple[str, int]:
-        """The output since the last call, and how many bytes that was."""
-        text, size = self.fresh.text(), self.fresh.total
+        """The output since the last call, and how many bytes that was. While the
+        command runs, an end that could be the start of a secret value waits for
+        the next call (the value is redacted whole, never shown in two pieces)."""
+        held = self.fresh.hold_back(secret_bytes()) if self.running else b""
+        text, size = self.fresh.text(), self.fresh.total - len(held)
         self.fresh = Capture(self.head, self.tail)
+        self.fresh.add(held)
         return text, size
 
     def status(self) -> str:
@@ -126,12 +133,15 @@ class JobTable:
     # -- starting and reading ------------------------------------------------
 
     async def start(self, argv: Sequence[str], command: str, cwd: str,
-                    env: Mapping[str, str], head: int, tail: int) -> Job:
+                    env: Mapping[str, str], head: int, tail: int,
+                    pass_fds: Sequence[int] = ()) -> Job:
         running = [j for j in self._jobs.values() if j.running]
         if len(running) >= MAX_RUNNING:
             raise RuntimeError(f"{MAX_RUNNING} background commands are already running; "
                                "stop one first (stop_command)")
-        proc = await self._spawn(argv, cwd, env)
+        # a spawner that takes no fds (a test's) gets none: the launch then has none
+        proc = await (self._spawn(argv, cwd, env, pass_fds) if pass_fds
+                      else self._spawn(argv, cwd, env))
         self._count += 1
         job = Job(f"bg{self._count}", command, proc, head, tail)
         job.tasks = [asyncio.create_task(self._pump(job)), asyncio.create_task(self._watch(job))]

@@ -120,7 +120,8 @@ class RunCommand(Tool[RunCommandArgs]):
         "command finishes: start servers and watchers with background=true instead. "
         "Interactive programs cannot work (no terminal). Commands run in a sandbox: "
         "their own processes only (ps, ss, lsof, systemctl show a partial view: no host "
-        "processes or ports), no network, secrets hidden, and usually a read-only filesystem. "
+        "processes or ports), no network, no unix sockets (docker, agents), secrets hidden, "
+        "and usually a read-only filesystem. "
         "For the host's processes, ports, services or logs, or after a failure for lack of "
         "access, call again with escalate: true (the user is asked)."
     )

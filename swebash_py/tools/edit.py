@@ -18,7 +18,14 @@ from pathlib import Path
 from pydantic import Field
 
 from swebash_py.atomic import write_atomic
-from swebash_py.checkpoints.model import Checkpointer, FileChange, FileState, new_file_mode
+from swebash_py.checkpoints.model import (
+    Checkpointer,
+    FileChange,
+    FileState,
+    make_parents,
+    new_file_mode,
+    record_folders,
+)
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
@@ -62,10 +69,12 @@ def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
     (so even a crash between the two leaves what undo needs)."""
     data = text.encode("utf-8", "surrogateescape")
     change_id = None
+    made = make_parents(path)
     if checkpoints is not None:
         before = FileState.of(path)
         after = FileState(data, before.mode if before.exists else new_file_mode())
         change_id = checkpoints.record(FileChange(str(path), tool, before, after))
+        record_folders(checkpoints, tool, made)
     try:
         write_atomic(path, data)
     except BaseException:

@@ -25,6 +25,7 @@ from functools import partial
 import httpx
 from pydantic import Field
 
+from swebash_py.sandbox.values import redact
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.netaddr import Resolution, Resolver, resolve_host, system_resolver
 
@@ -123,7 +124,8 @@ class WebFetch(Tool[WebFetchArgs]):
             raise ToolFailed(f"fetching {url} took more than {TOTAL_TIMEOUT:g} s") from exc
         except httpx.HTTPError as exc:
             raise ToolFailed(f"fetching {url} failed: {type(exc).__name__}: {exc}") from exc
-        text = await asyncio.to_thread(render, fetched)
+        # redacted before the cut: a secret value cut in two could not be found afterwards
+        text = redact(await asyncio.to_thread(render, fetched))
         limit = max(2_000, ctx.max_output_chars - 500)
         if len(text) > limit:
             text = (text[:limit] + f"\n[... cut: {len(text) - limit:,} more characters of "

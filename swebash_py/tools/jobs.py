@@ -40,14 +40,17 @@ async def start_background(command: str, ctx: ToolContext) -> ToolResult:
     (escalated, ``host_allow``, ``off``) under the reaper, so it dies with ``ai``."""
     half = max(2_000, ctx.max_output_chars // 2 - 200)
     policy = sandbox_policy(ctx)
-    argv, env = _launch([pick_shell(), "-c", background_script(), "swebash-bg", command],
-                        policy, ctx)
+    launch = _launch([pick_shell(), "-c", background_script(), "swebash-bg", command],
+                     policy, ctx)
     try:
-        job = await _table(ctx).start(argv, command, str(policy.workspace), env, half, half)
+        job = await _table(ctx).start(launch.argv, command, str(policy.workspace), launch.env,
+                                      half, half, pass_fds=launch.fds)
     except RuntimeError as exc:
         raise ToolFailed(str(exc)) from exc
     except OSError as exc:
         raise ToolFailed(f"could not start the shell: {exc}") from exc
+    finally:
+        launch.close()  # the child holds its own copy (bwrap reads it at once)
     where = (status_note(policy) if policy.mode != "off" else
              "[runs outside the sandbox, as approved]" if ctx.grant == "host" else "")
     return ToolResult(
@@ -58,13 +61,11 @@ async def start_background(command: str, ctx: ToolContext) -> ToolResult:
         metadata={"id": job.id, "pid": job.pid, "background": True, "sandbox": policy.mode})
 
 
-def _launch(argv: list[str], policy: SandboxPolicy,
-            ctx: ToolContext) -> tuple[list[str], dict[str, str]]:
-    """The argv and environment to spawn: inside the sandbox, or under the reaper."""
+def _launch(argv: list[str], policy: SandboxPolicy, ctx: ToolContext) -> sandbox_runner.Launch:
+    """What to spawn: inside the sandbox, or under the reaper."""
     if policy.mode == "off":
-        return reaper.wrap(argv), command_env(extra=ctx.env)
-    launch = sandbox_runner.backend().launch(argv, policy, ctx.env)
-    return launch.argv, launch.env
+        return sandbox_runner.Launch(reaper.wrap(argv), command_env(extra=ctx.env))
+    return sandbox_runner.backend().launch(argv, policy, ctx.env)
 
 
 def background_script() -> str:

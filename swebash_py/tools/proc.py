@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from swebash_py.sandbox.reaper import kill_tree
+from swebash_py.sandbox.values import clip_at_cut, partial_prefix
 
 CHUNK = 65536
 
@@ -72,12 +73,25 @@ class Capture:
             self.cut_lines += self.tail.count(b"\n", 0, excess)
             del self.tail[:excess]
 
+    def hold_back(self, values: list[bytes]) -> bytes:
+        """Remove and return the final bytes that could be the start of a secret
+        value: a reader that comes back later gets them with what follows."""
+        end = bytes(self.tail) if self.cut_bytes else bytes(self.head + self.tail)
+        k = partial_prefix(end, values)
+        held = end[len(end) - k:]
+        from_tail = min(k, len(self.tail))
+        del self.tail[len(self.tail) - from_tail:]
+        del self.head[len(self.head) - (k - from_tail):]
+        return held
+
     def text(self) -> str:
         self._trim()
-        head = self.head.decode("utf-8", "replace")
-        tail = self.tail.decode("utf-8", "replace")
         if not self.cut_bytes:
-            return head + tail
+            return (self.head + self.tail).decode("utf-8", "replace")
+        # a secret value cut in two could not be redacted: its pieces go too
+        head_bytes, tail_bytes = clip_at_cut(bytes(self.head), bytes(self.tail))
+        head = head_bytes.decode("utf-8", "replace")
+        tail = tail_bytes.decode("utf-8", "replace")
         marker = (f"\n[... {self.cut_bytes:,} bytes ({self.cut_lines:,} lines) of output cut "
                   "from the middle ...]\n")
         return head + marker + tail

@@ -73,6 +73,31 @@ async def test_undo_a_write_deletes_the_new_file(store: Store, recorder: StoreRe
     assert last_turn(store, recorder.session_id or "") is None  # nothing left to undo
 
 
+async def test_undo_a_write_removes_the_folders_it_created(
+        store: Store, recorder: StoreRecorder, tctx: ToolContext, workspace: Path) -> None:
+    (workspace / "kept").mkdir()
+    await turn(recorder, "make a note", (WriteFile(), {"path": "kept/a/b/note.txt",
+                                                       "content": "hello\n"}), ctx=tctx)
+    assert (workspace / "kept/a/b/note.txt").exists()
+    ask, _asked = answers(True)
+    shown = await undo_last(store, recorder, workspace, ask)
+    assert not (workspace / "kept/a").exists()
+    assert (workspace / "kept").is_dir()  # there before: stays
+    assert any("kept/a/b: directory" in line for line in shown)
+
+
+async def test_undo_keeps_a_created_folder_someone_filled(
+        store: Store, recorder: StoreRecorder, tctx: ToolContext, workspace: Path) -> None:
+    """Twin: the same folders, but the user put a file in one: it stays, with the file."""
+    await turn(recorder, "make a note", (WriteFile(), {"path": "a/b/note.txt",
+                                                       "content": "hello\n"}), ctx=tctx)
+    (workspace / "a/mine.txt").write_text("mine\n")
+    ask, _asked = answers(True)
+    await undo_last(store, recorder, workspace, ask)
+    assert not (workspace / "a/b").exists()
+    assert (workspace / "a/mine.txt").read_text() == "mine\n"
+
+
 async def test_undo_an_edit_restores_content_and_mode(store: Store, recorder: StoreRecorder,
                                                       tctx: ToolContext,
                                                       workspace: Path) -> None:

@@ -5,6 +5,7 @@ discards with an error result, no terminal discards; no changes ask nothing."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from tests.e2e.conftest import run_ai
 from tests.e2e.test_json_events import SCHEMA_PATH
 from tests.e2e.test_pty import finish, model_args
 from tests.fakeprovider import FakeProvider, Reply
-from tests.preview.conftest import needs_overlay
+from tests.preview.conftest import needs_overlay, snapshot
 from tests.sandbox.conftest import command_reply
 
 pytestmark = [needs_overlay, pytest.mark.pty]
@@ -142,6 +143,34 @@ def test_ai_undo_takes_back_an_applied_preview(fake_provider: FakeProvider, spaw
     assert not (workspace / "made.txt").exists()
     assert (workspace / "kept.txt").read_text() == "kept\n"
     assert (workspace / "gone.txt").read_text() == "gone\n"
+
+
+RICH = ("mkdir -p d/e && echo f > d/e/f && ln -s kept.txt lnk && chmod 600 kept.txt && "
+        "mkfifo p && rm -r tree && ln gone.txt gone.hard && mv sub moved && "
+        "python3 -c \"import os; os.setxattr('kept.txt', 'user.x', b'1')\"")
+
+
+def test_ai_undo_takes_back_every_kind_of_change(fake_provider: FakeProvider, spawn_ai: Any,
+                                                 workspace: Path) -> None:
+    """Folders made and removed, a symlink, bits, a FIFO, a hard link, a renamed
+    folder, an xattr: after ``ai undo`` the tree is exactly as before."""
+    seed(workspace)
+    (workspace / "tree" / "in").mkdir(parents=True)
+    (workspace / "tree" / "in" / "x").write_text("x\n")
+    os.symlink("../kept.txt", workspace / "tree" / "in" / "up")
+    (workspace / "sub").mkdir()
+    (workspace / "sub" / "s").write_text("s\n")
+    before = snapshot(workspace)
+    fake_provider.queue(command_reply(RICH), Reply(text="all done"))
+    child = spawn_ai(*model_args(fake_provider), "go")
+    child.expect("Allow these changes")
+    child.sendline("y")
+    child.expect("all done")
+    assert finish(child) == 0
+    assert (workspace / "lnk").is_symlink() and not (workspace / "tree").exists()
+    done = run_ai("undo", "--yes", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert snapshot(workspace) == before
 
 
 def test_without_checkpoints_undo_has_nothing(fake_provider: FakeProvider, spawn_ai: Any,

@@ -113,6 +113,31 @@ def test_access_failures_name_the_sandbox_and_escalation(workspace: Path, output
     assert note is not None and "sandbox" in note and "escalate: true" in note
 
 
+@pytest.mark.parametrize("output", [
+    "  File \"/usr/lib/python3/socket.py\", line 232, in __init__\n"
+    "    _socket.socket.__init__(self, family, type, proto, fileno)\n"
+    "PermissionError: [Errno 1] Operation not permitted",
+    "permission denied while trying to connect to the Docker daemon socket at "
+    "unix:///var/run/docker.sock: dial unix /var/run/docker.sock: socket: "
+    "operation not permitted",
+    "Error connecting to agent: Operation not permitted",
+    "nc: socket: Operation not permitted"])
+def test_a_refused_unix_socket_is_named_as_a_sandbox_limit(workspace: Path,
+                                                           output: str) -> None:
+    note = access_note(output, policy(workspace, network=True))
+    assert note is not None and "unix sockets" in note and "escalate: true" in note
+
+
+def test_other_refusals_keep_the_general_note(workspace: Path) -> None:
+    note = access_note("rm: cannot remove 'x': Operation not permitted", policy(workspace))
+    assert note is not None and "unix sockets" not in note and "escalate: true" in note
+
+
+def test_status_line_says_unix_sockets_stay_closed_with_network_on(workspace: Path) -> None:
+    assert "IP network on, no unix sockets" in status_note(policy(workspace, network=True))
+    assert "no network, no unix sockets" in status_note(policy(workspace))
+
+
 def test_secret_values_redacted() -> None:
     env = {"OPENAI_API_KEY": "sk-abcdefgh12", "MY_TOKEN": "tok-12345678",
            "SHORT_KEY": "1234567", "HOME": "/home/someone-long"}
@@ -129,3 +154,13 @@ def test_run_command_tells_the_model_about_the_isolation() -> None:
     for words in ("sandbox", "processes", "ports", "no network", "escalate: true"):
         assert words in text
     assert "escalate" in spec.parameters["properties"]
+
+
+def test_status_line_does_not_claim_a_filter_this_machine_lacks(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from swebash_py.sandbox import seccomp
+
+    monkeypatch.setattr(seccomp, "supported", lambda machine=None: False)
+    monkeypatch.setattr("sys.platform", "linux")
+    line = status_note(policy(workspace, network=True))
+    assert "unix sockets open" in line and "no unix sockets" not in line

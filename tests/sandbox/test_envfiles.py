@@ -1,0 +1,183 @@
+"""The ``.env`` index: as complete as a full walk, without re-reading what did
+not change. Indexes here trust timestamps at once (``margin_ns=0``), so the
+cached path is what is tested; the margin has its own tests."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from swebash_py.sandbox import envfiles
+from swebash_py.sandbox.envfiles import EnvFileIndex
+from swebash_py.sandbox.secrets import workspace_env_files
+from swebash_py.tools.base import ToolContext
+from swebash_py.tools.command import RunCommand
+from tests.sandbox.conftest import needs_bwrap
+
+
+def full(root: Path) -> set[Path]:
+    return set(workspace_env_files(root))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    for sub in ("a/b/c", "d", ".git", "elsewhere/x"):
+        (root / sub).mkdir(parents=True)
+    (root / ".env").write_text("X=1")
+    (root / "a/b/.env.local").write_text("X=1")
+    (root / "a/.env.example").write_text("X=")  # harmless: not masked
+    (root / ".git/.env").write_text("X=1")  # .git is skipped, as by the full walk
+    (root / "elsewhere/x/.env").write_text("X=1")
+    (root / "link").symlink_to(root / "elsewhere")  # not followed
+    # timestamps are coarse (one clock tick): with the tree's directories dated 10 s
+    # back, a change made now always moves a timestamp (their ctime moves to now)
+    past = time.time() - 10
+    for directory in [root, *(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink())]:
+        os.utime(directory, (past, past))
+    return root
+
+
+def test_matches_the_full_walk_and_rereads_nothing_unchanged(tree: Path) -> None:
+    index = EnvFileIndex(margin_ns=0)
+    assert set(index.find(tree)) == full(tree) == {
+        tree / ".env", tree / "a/b/.env.local", tree / "elsewhere/x/.env"}
+    before = index.listings
+    assert set(index.find(tree)) == full(tree)
+    assert index.listings == before  # every directory came from the index
+
+
+def _in_existing_dir(root: Path) -> None:
+    (root / "d/.env").write_text("S=1")
+
+
+def _in_new_dir(root: Path) -> None:
+    (root / "new").mkdir()
+    (root / "new/.env").write_text("S=1")
+
+
+def _in_deep_new_dirs(root: Path) -> None:
+    (root / "p/q/r/s/t").mkdir(parents=True)
+    (root / "p/q/r/s/t/.env.production").write_text("S=1")
+
+
+def _in_existing_deep_dir(root: Path) -> None:
+    (root / "a/b/c/.env").write_text("S=1")
+
+
+def _renamed_into_place(root: Path) -> None:
+    (root / "a/b/c/draft").write_text("S=1")
+    os.rename(root / "a/b/c/draft", root / "a/b/c/.env")
+
+
+def _renamed_from_another_dir(root: Path) -> None:
+    (root / "d/draft").write_text("S=1")
+    os.rename(root / "d/draft", root / "a/.env")
+
+
+def _directory_moved_in(root: Path) -> None:
+    outside = root.parent / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep/.env").write_text("S=1")
+    shutil.move(str(outside), str(root / "a/b/moved"))
+
+
+def _removed(root: Path) -> None:
+    (root / "a/b/.env.local").unlink()
+
+
+SCENARIOS: list[Callable[[Path], None]] = [
+    _in_existing_dir, _in_new_dir, _in_deep_new_dirs, _in_existing_deep_dir,
+    _renamed_into_place, _renamed_from_another_dir, _directory_moved_in, _removed]
+
+
+@pytest.mark.parametrize("change", SCENARIOS, ids=lambda f: f.__name__.strip("_"))
+def test_a_change_since_the_last_walk_is_seen(tree: Path,
+                                              change: Callable[[Path], None]) -> None:
+    index = EnvFileIndex(margin_ns=0)
+    index.find(tree)
+    change(tree)
+    assert set(index.find(tree)) == full(tree)
+
+
+def make_blind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index that trusts every listing: a signature without timestamps, size or
+    link count, and no doubt about recent ones."""
+    monkeypatch.setattr(envfiles, "signature", lambda st: (st.st_dev, st.st_ino))
+    monkeypatch.setattr(EnvFileIndex, "_settled", lambda self, st, listed_ns: True)
+
+
+def test_twin_an_index_blind_to_timestamps_misses_them(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests above can fail: an index blind to changes answers from its stale
+    listing."""
+    make_blind(monkeypatch)
+    index = EnvFileIndex(margin_ns=0)
+    index.find(tree)
+    _in_existing_dir(tree)
+    assert tree / "d/.env" not in set(index.find(tree))
+    assert tree / "d/.env" in full(tree)
+
+
+def test_recent_timestamps_are_not_trusted(tree: Path) -> None:
+    """A directory changed within the margin of its listing is read again even
+    when its signature looks unchanged (a change in the same clock tick)."""
+    index = EnvFileIndex()  # the default margin: all of ``tree`` was just written
+    index.find(tree)
+    before = index.listings
+    index.find(tree)
+    assert index.listings - before == len(index._roots[str(tree)])
+    settled = EnvFileIndex(clock=lambda: 2**62)  # twin: listed long after any change
+    settled.find(tree)
+    before = settled.listings
+    settled.find(tree)
+    assert settled.listings == before
+
+
+def test_gone_directories_are_forgotten(tree: Path) -> None:
+    index = EnvFileIndex(margin_ns=0)
+    index.find(tree)
+    shutil.rmtree(tree / "a")
+    assert set(index.find(tree)) == full(tree)
+    assert not any(p.startswith(str(tree / "a")) for p in index._roots[str(tree)])
+
+
+# -- through run_command: what the previous command wrote is masked in the next ---------
+
+SECRET = "S3CRET-VALUE-42"
+WRITERS = {
+    "existing dir": ("mkdir -p d && : > d/keep", f"echo {SECRET} > d/.env", "cat d/.env"),
+    "new dir": ("true", f"mkdir n && echo {SECRET} > n/.env", "cat n/.env"),
+    "deep dir": ("true", f"mkdir -p p/q/r/s && echo {SECRET} > p/q/r/s/.env.local",
+                 "cat p/q/r/s/.env.local"),
+    "renamed into place": ("mkdir -p d && : > d/keep",
+                           f"echo {SECRET} > d/draft && mv d/draft d/.env", "cat d/.env"),
+}
+
+
+def _run(workspace: Path, command: str) -> str:
+    ctx = ToolContext(workspace=workspace, grant="write")
+    args = RunCommand.Args.model_validate({"command": command})
+    return asyncio.run(RunCommand().run(args, ctx)).output
+
+
+@needs_bwrap
+@pytest.mark.parametrize("case", list(WRITERS))
+@pytest.mark.parametrize("blind", [False, True])
+def test_written_by_the_previous_command_masked_in_the_next(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch, case: str, blind: bool) -> None:
+    """Twin (``blind``): an index that never notices changes lets the next command
+    read the secret, so the check is real."""
+    monkeypatch.setattr(envfiles, "INDEX", EnvFileIndex(margin_ns=0))
+    if blind:
+        make_blind(monkeypatch)
+    setup, write, read = WRITERS[case]
+    _run(workspace, setup)  # the index learns the tree
+    _run(workspace, write)
+    assert (SECRET in _run(workspace, read)) is blind
