@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
@@ -21,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_repl_start import prompt_times
+from bench.common import ROOT, home_env
 
-ROOT = Path(__file__).resolve().parents[1]
 SERVERS = f"""
 [mcp_servers.t]
 command = "{sys.executable}"
@@ -37,8 +36,7 @@ args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
 def repl_start(runs: int, config: str) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as home:
         Path(home, "c.toml").write_text(config)
-        env = {**os.environ, "SWEBASH_HOME": home, "SWEBASH_CONFIG": f"{home}/c.toml",
-               "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        env = home_env(home, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
         prompt_times(env)  # warm-up
         samples = [prompt_times(env) for _ in range(runs)]
     return (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples))

@@ -9,9 +9,7 @@ Run: .venv/bin/python bench/bench_repl_start.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,7 +17,9 @@ from pathlib import Path
 
 import pexpect
 
-AI = str(Path(sys.executable).parent / "ai")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import AI, home_env, timed
 
 
 def prompt_times(env: dict[str, str]) -> tuple[float, float]:
@@ -41,16 +41,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "SWEBASH_HOME": home, "SWEBASH_CONFIG": f"{home}/c.toml",
-               "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
-        base = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "pass"], check=True)
-            base.append(time.perf_counter() - start)
+        env = home_env(home, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
+        b = timed([sys.executable, "-c", "pass"], runs)
         prompt_times(env)  # warm-up
         samples = [prompt_times(env) for _ in range(runs)]
-    b = statistics.median(base)
     drawn = statistics.median(s[0] for s in samples)
     ready = statistics.median(s[1] for s in samples)
     print(f"python -c pass               {b * 1000:7.1f} ms")

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 async def per_command(workspace: Path, grant: str, runs: int) -> list[float]:
     tool = RunCommand()
-    ctx = ToolContext(workspace=workspace, grant=grant, settings=Settings.model_validate({}))
+    ctx = ToolContext(workspace=workspace, grant=grant)
     args = tool.Args.model_validate({"command": "true"})
     await tool.run(args, ctx)  # warm: the probe, imports
     times = []
@@ -58,13 +58,13 @@ def main() -> None:
             rw = show("bwrap workspace-write", asyncio.run(per_command(ws, "write", runs)))
             print(f"sandbox cost per command: +{ro - plain:.1f} ms (read-only), "
                   f"+{rw - plain:.1f} ms (workspace-write)")
-    settings = Settings.model_validate({})
+    section = Settings.model_validate({}).sandbox
     files = sum(1 for _ in ROOT.rglob("*"))
     print(f"this repo: {files} paths; wall and CPU time (CPU is steadier on a busy machine)")
-    build_policy(settings, "write", ROOT)  # the first walk fills the index
-    show("policy (.env index, warm)", timed(lambda: build_policy(settings, "write", ROOT), runs))
+    build_policy(section, "write", ROOT)  # the first walk fills the index
+    show("policy (.env index, warm)", timed(lambda: build_policy(section, "write", ROOT), runs))
     show("policy (.env index, warm) cpu",
-         timed(lambda: build_policy(settings, "write", ROOT), runs, time.process_time))
+         timed(lambda: build_policy(section, "write", ROOT), runs, time.process_time))
     show("full .env walk (before)", timed(lambda: list(workspace_env_files(ROOT)), runs))
     show("full .env walk (before) cpu",
          timed(lambda: list(workspace_env_files(ROOT)), runs, time.process_time))

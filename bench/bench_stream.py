@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import subprocess
 import sys
@@ -22,7 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import ROOT, start_provider
+
 SIZES = (20_000, 80_000)
 
 
@@ -41,17 +43,8 @@ def markdown(size: int) -> str:
 
 
 def start_server(size: int, tmp: Path) -> tuple[subprocess.Popen[str], str]:
-    script = tmp / f"script-{size}.json"
     reply = {"text": markdown(size), "chunk_size": 4, "usage": [10, size // 4]}
-    script.write_text(json.dumps({"replies": [reply], "repeat_last": True}))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fakeprovider.py"),
-                             "--port", "0", "--script", str(script)],
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("READY "):
-        raise SystemExit(f"fake provider did not start: {line!r}")
-    return proc, line.split()[1]
+    return start_provider({"replies": [reply], "repeat_last": True}, tmp)
 
 
 def run_child(args: list[str], expected: int, out: Path) -> tuple[float, float]:
@@ -70,7 +63,6 @@ def run_child(args: list[str], expected: int, out: Path) -> tuple[float, float]:
 
 async def direct_reader(url: str) -> None:
     """The (b) child: stream through DirectBackend, text to stdout."""
-    sys.path.insert(0, str(ROOT))
     from swebash_py.engine.messages import Message
     from swebash_py.events import TextDelta
     from swebash_py.provider.base import ChatRequest

@@ -10,8 +10,6 @@ Run: .venv/bin/python bench/bench_team.py [--blocks N] [--runs N]
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
 import sys
 import tempfile
@@ -21,15 +19,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from bench.bench_startup import start_server, timed  # noqa: E402
+from bench.common import AI, SHORT_ANSWER, home_env, start_provider, timed  # noqa: E402
 from swebash_py.engine.messages import TextBlock  # noqa: E402
 from swebash_py.store import Store  # noqa: E402
 from swebash_py.team.host import current_host  # noqa: E402
 from swebash_py.team.outbox import Outbox  # noqa: E402
 from swebash_py.team.uploader import Uploader, drain, open_checked  # noqa: E402
 from tests.team.pgserver import start_cluster  # noqa: E402
-
-AI = str(Path(sys.executable).parent / "ai")
 
 
 def latency(url: str, home: Path, blocks: int) -> list[float]:
@@ -82,12 +78,9 @@ def bulk(url: str, home: Path, records: int) -> float:
 
 
 def startup(url: str, home: Path, runs: int) -> None:
-    env = {**os.environ, "SWEBASH_HOME": str(home / "ai"),
-           "SWEBASH_CONFIG": str(home / "c.toml"), "NO_PROXY": "127.0.0.1"}
+    env = home_env(home / "ai")
     env.pop("SWEBASH_STORE_URL", None)
-    script = home / "script.json"
-    script.write_text(json.dumps([{"text": "Port 8080 is free.", "chunk_size": 4}]))
-    server, provider = start_server(script)
+    server, provider = start_provider(SHORT_ANSWER, home)
     try:
         question = [AI, "-m", "openai/x", "--api-base", provider, "is 8080 busy?"]
         without = timed(question, runs, env)

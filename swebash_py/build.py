@@ -92,7 +92,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
     context = ToolContext(workspace=settings.workspace,
                           command_timeout=settings.tools.command_timeout,
                           max_output_chars=settings.tools.max_output_chars,
-                          checkpoints=recorder, jobs=jobs, settings=settings)
+                          checkpoints=recorder, jobs=jobs, sandbox=settings.sandbox)
     pre_hook, post_hook = hook_callbacks(settings.hooks, cwd, on_notice)
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,

@@ -11,7 +11,7 @@ import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
@@ -19,6 +19,9 @@ from swebash_py.cli.names import ApprovalMode, SandboxMode
 from swebash_py.errors import ConfigError
 from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
 from swebash_py.paths import config_path
+
+if TYPE_CHECKING:
+    from swebash_py.project.loading import ProjectStatus
 
 
 class Section(BaseModel):
@@ -129,7 +132,7 @@ class Settings(Section):
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     shell_init: ShellInitSettings = Field(
         default_factory=lambda: ShellInitSettings.model_validate({}))
-    _project: Any = PrivateAttr(default=None)  # the ProjectStatus of this run, if decided
+    _project: ProjectStatus | None = PrivateAttr(default=None)  # this run's, if decided
 
     @field_validator("mcp_servers")
     @classmethod
@@ -139,7 +142,7 @@ class Settings(Section):
         return servers
 
     @property
-    def project(self) -> Any:
+    def project(self) -> ProjectStatus | None:
         """Whether this folder's ``.swebash/`` counts (None: not looked at)."""
         return self._project
 

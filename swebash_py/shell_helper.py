@@ -12,6 +12,8 @@ import re
 import subprocess
 from typing import Any, Literal
 
+from swebash_py.events import BlockDelta, BlockStart, BlockStop
+
 SHELL_PROMPT = (
     "Reply with exactly one shell command for {shell} that does the following, in a single "
     "```sh fenced block, and nothing else. Task: {task}")
@@ -87,8 +89,7 @@ class HideAnswerText:
         self._sink = sink
 
     def handle(self, event: Any) -> None:
-        if getattr(event, "kind", None) == "text" and type(event).__name__ in (
-                "BlockStart", "BlockDelta", "BlockStop"):
+        if isinstance(event, BlockStart | BlockDelta | BlockStop) and event.kind == "text":
             return
         self._sink.handle(event)
 

@@ -159,8 +159,7 @@ class ToolExecutor:
             verdict = await self._decide(pending, gate_before, my_gate)
             if verdict.preview and verdict.action == "ask":  # the gate is still held
                 return self._finish(call, await self._previewed(pending, verdict))
-            label = label_for(verdict.action, verdict.by, getattr(self._approver, "mode", ""),
-                              verdict.label)
+            label = label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
             if verdict.action != "allow":
                 self._record(pending, label, None)
                 return self._finish(call, ToolResult(_denial_text(verdict), is_error=True))
@@ -270,8 +269,7 @@ class ToolExecutor:
             self._emit(ApprovalEvent(call.id, call.name,
                                      "allow" if verdict.action == "allow" else "deny",
                                      verdict.by, verdict.reason))
-            label = label_for(verdict.action, verdict.by, getattr(self._approver, "mode", ""),
-                              verdict.label)
+            label = label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
             if verdict.action != "allow":
                 self._record(pending, label, None)
                 return ToolResult(_denial_text(verdict), is_error=True)
@@ -289,7 +287,7 @@ class ToolExecutor:
             result = done.result
             applied = done.verdict.action == "allow"
             self._record(pending, label_for(done.verdict.action, done.verdict.by,
-                                            getattr(self._approver, "mode", ""),
+                                            self._approver.mode,
                                             done.verdict.label) if applied else "discarded",
                          result if applied else None)
         if self._post_hook:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
+from swebash_py.approvals.audit import CallRecord
 from swebash_py.approvals.decision import AllowAll, Approver
 from swebash_py.engine.messages import Block, ImageBlock, Message, TextBlock
 from swebash_py.engine.secrets import redact
@@ -46,6 +47,8 @@ _DONE = object()
 class Recorder(Protocol):
     """Where finished blocks go as they complete (the session store)."""
 
+    session_id: str | None  # the session recorded into (None: created by the next turn)
+
     def begin_turn(self, user_text: str) -> None: ...
     def add_block(self, block: Block, step: int = 0) -> None:
         """Commit one finished block; ``step`` numbers the request (round) of the
@@ -58,6 +61,9 @@ class Recorder(Protocol):
         ...
     def abandon_new_session(self) -> None:
         """The turn could not start at all (no key): a session it created goes."""
+        ...
+    def audit(self, record: CallRecord) -> None:
+        """Keep one tool call's audit row."""
         ...
 
 
@@ -76,6 +82,9 @@ class Fitter(Protocol):
 
 
 class NullRecorder:
+    session_id: str | None = None
+
+    def audit(self, record: CallRecord) -> None: ...
     def checkpoint(self, messages: list[Message]) -> None: ...
     def abandon_new_session(self) -> None: ...
     def begin_turn(self, user_text: str) -> None: ...
@@ -161,7 +170,7 @@ class Agent:
         state = _TurnState()
         self._repair_if_needed()
         self._recorder.begin_turn(user_text)  # creates a new session: its id goes out first
-        session_id = getattr(self._recorder, "session_id", None) or self.options.session_id
+        session_id = self._recorder.session_id or self.options.session_id
         emit(TurnStart(self.options.model, session_id))
         for image in images:  # stored by reference, before the first request (step 0)
             self._recorder.add_block(image, 0)
@@ -223,7 +232,7 @@ class Agent:
         executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                                 timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
                                 post_hook=self._post_hook, debug=self.options.debug,
-                                on_result=record, audit=getattr(self._recorder, "audit", None),
+                                on_result=record, audit=self._recorder.audit,
                                 send_images=accepts_images(self.options.model))
         try:
             async for event in self._request_stream(emit):

@@ -53,6 +53,8 @@ Verdict = Decision  # the name the executor and the question UI use
 
 
 class Approver(Protocol):
+    mode: str  # the approval mode the audit labels with ("" when none applies)
+
     def check(self, pending: PendingCall) -> Verdict:
         """Decide without asking: allow, deny, or ask."""
         ...
@@ -64,6 +66,8 @@ class Approver(Protocol):
 
 class AllowAll:
     """Every call runs (tests, and ``yolo`` without rules)."""
+
+    mode = ""
 
     def check(self, pending: PendingCall) -> Verdict:
         return Verdict("allow", "mode", "allowed")

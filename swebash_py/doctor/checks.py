@@ -9,9 +9,12 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from swebash_py.paths import config_path, data_dir
+
+if TYPE_CHECKING:
+    from swebash_py.config import Settings
 
 Status = Literal["ok", "warn", "fail"]
 _KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
@@ -31,7 +34,7 @@ class Check:
         return f"{self.status:<4}  {self.name}: {self.detail}"
 
 
-def sandbox_check(settings: Any) -> Check:
+def sandbox_check(settings: Settings) -> Check:
     from swebash_py.sandbox.runner import available
 
     mode = settings.sandbox.mode
@@ -46,7 +49,7 @@ def sandbox_check(settings: Any) -> Check:
                                     "command asks first (only plain file reads run unasked)")
 
 
-def preview_check(settings: Any) -> Check:
+def preview_check(settings: Settings) -> Check:
     """Whether commands that would ask run as a preview first, or why not."""
     from swebash_py.preview.policy import unavailable_reason
     from swebash_py.sandbox.policy import effective_mode
@@ -71,7 +74,7 @@ def preview_check(settings: Any) -> Check:
                                   f"{section.preview_max_mb} MB tmpfs (preview_max_mb)")
 
 
-def provider_check(settings: Any) -> Check:
+def provider_check(settings: Settings) -> Check:
     model = settings.resolved_model
     provider = model.split("/", 1)[0] if "/" in model else "openai"
     if provider in _KEYLESS:
@@ -123,12 +126,12 @@ def search_check() -> Check:
                                    "(Debian/Ubuntu: apt-get install ripgrep)")
 
 
-def run_checks(settings: Any) -> list[Check]:
+def run_checks(settings: Settings) -> list[Check]:
     return [sandbox_check(settings), preview_check(settings), provider_check(settings),
             paths_check(), store_check(), search_check(), *mcp_checks(settings)]
 
 
-def mcp_checks(settings: Any) -> list[Check]:
+def mcp_checks(settings: Settings) -> list[Check]:
     """One line per configured MCP server (each started, listed and stopped)."""
     from swebash_py.mcpclient.doctor import mcp_checks as probe
 

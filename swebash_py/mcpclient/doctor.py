@@ -8,14 +8,17 @@ untrusted project's servers (the settings were loaded without them).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from swebash_py.config import Settings
 
 Line = tuple[str, Literal["ok", "warn", "fail"], str]
 
 
-def mcp_checks(settings: Any) -> list[Line]:
+def mcp_checks(settings: Settings) -> list[Line]:
     found: list[Line] = []
-    project = getattr(settings, "project", None)
+    project = settings.project
     if project is not None and project.root is not None and not project.trusted:
         found.append(("mcp", "warn", f"{project.root}/.swebash/ is not used: {project.reason}"))
     servers = {n: s for n, s in settings.mcp_servers.items() if s.enabled}

@@ -46,7 +46,7 @@ class McpTool(Tool[McpArgs]):
     server: ClassVar[str]
     remote_name: ClassVar[str]
     schema: ClassVar[dict[str, Any]]
-    connection: ClassVar[Any]
+    connection: ClassVar[ServerConnection]
 
     async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
         arguments = args.model_dump()
@@ -71,7 +71,7 @@ def make_tool(connection: ServerConnection, remote: ServerTool) -> McpTool:
     attributes = {"name": name, "description": f"[MCP server {connection.name}] {description}",
                   "server": connection.name, "remote_name": remote.name,
                   "schema": schema, "connection": connection}
-    cls = type(f"McpTool_{name}", (McpTool,), attributes)
+    cls: type[McpTool] = type(f"McpTool_{name}", (McpTool,), attributes)
     return cls()
 
 

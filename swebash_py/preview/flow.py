@@ -54,8 +54,7 @@ async def previewed_call(pending: PendingCall, verdict: Verdict, approver: Appro
     Raises ``PreviewUnavailable`` before anything ran when no overlay can be
     set up for this command (the caller falls back to the ordinary question).
     """
-    settings = context.settings
-    max_mb = int(settings.sandbox.preview_max_mb) if settings is not None else 1024
+    max_mb = context.sandbox.preview_max_mb
     found, result = await pending.tool.run_preview(pending.args, context, max_mb)  # type: ignore[attr-defined]
     preview: Preview = found
     try:

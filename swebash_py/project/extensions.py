@@ -14,6 +14,7 @@ from swebash_py.project.commands import CustomCommand, load_commands
 from swebash_py.project.loading import ProjectStatus
 
 if TYPE_CHECKING:
+    from swebash_py.config import Settings
     from swebash_py.mcpclient.manager import McpManager
 
 
@@ -41,10 +42,10 @@ def load_custom_commands(project: ProjectStatus) -> dict[str, CustomCommand]:
     return load_commands(directories)
 
 
-def build_extensions(settings: Any, registry: Any, *, tools_enabled: bool,
+def build_extensions(settings: Settings, registry: Any, *, tools_enabled: bool,
                      on_notice: Callable[[str], None] = lambda _n: None) -> Extensions:
     """Instructions, commands and an MCP manager (not started) for ``settings``."""
-    project = getattr(settings, "project", None) or ProjectStatus()
+    project = settings.project or ProjectStatus()
     workspace = settings.workspace
     cwd = Path.cwd().resolve()
     here = cwd if cwd == workspace or workspace in cwd.parents else workspace

@@ -35,7 +35,7 @@ class RetryPolicy:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
         if retry_after is not None:
             return max(0.0, min(retry_after, self.max_retry_after))
-        backoff = min(self.max_delay, self.base_delay * 2**attempt)
+        backoff = min(self.max_delay, self.base_delay * 2.0**attempt)
         return backoff * random.uniform(0.8, 1.0)
 
     def retries_for(self, exc: ProviderError) -> int:

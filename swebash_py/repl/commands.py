@@ -247,8 +247,9 @@ class SlashCommands:
             self.repl.say("no tokens used yet", "dim")
             return
         for turn in self.repl.store.turns(session_id):
+            tokens = (turn.input_tokens, turn.output_tokens)
             self.repl.say(f"  turn {turn.seq}: {turn.input_tokens:,} in{cache_words(turn)}, "
-                          f"{turn.output_tokens:,} out, {format_cost(turn.cost, turn)}", "dim")
+                          f"{turn.output_tokens:,} out, {format_cost(turn.cost, tokens)}", "dim")
         usage = self.repl.store.session_usage(session_id)
         tokens_in, tokens_out, cost = usage.input_tokens, usage.output_tokens, usage.cost
         summaries = self.repl.fitter.summary_usage
@@ -300,10 +301,8 @@ def cache_words(usage: Any) -> str:
     return f" ({read:,} cache reads, {write:,} cache writes)"
 
 
-def format_cost(cost: float | None, turn: object) -> str:
-    """'$0.0012', or 'cost unknown' when tokens were used at an unknown price."""
+def format_cost(cost: float | None, tokens: tuple[int, int]) -> str:
+    """'$0.0012', or 'cost unknown' when tokens (in, out) were used at an unknown price."""
     if cost is not None:
         return f"${cost:.4f}"
-    used = any(turn) if isinstance(turn, tuple) else bool(
-        getattr(turn, "input_tokens", 0) or getattr(turn, "output_tokens", 0))
-    return "cost unknown" if used else "$0.0000"
+    return "cost unknown" if any(tokens) else "$0.0000"

@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from swebash_py.paths import config_path, data_dir
 from swebash_py.sandbox.envfiles import env_files
 from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
 from swebash_py.sandbox.secrets import home_secrets
+
+if TYPE_CHECKING:
+    from swebash_py.config import SandboxSettings
 
 
 def own_paths() -> list[Path]:
@@ -43,9 +46,9 @@ def host_sockets(environ: dict[str, str] | None = None) -> list[Path]:
     return found
 
 
-def build_policy(settings: Any, grant: Grant, workspace: Path) -> SandboxPolicy:
-    """The walls for one command: mode from the grant, masks from the secrets list."""
-    section = settings.sandbox
+def build_policy(section: SandboxSettings, grant: Grant, workspace: Path) -> SandboxPolicy:
+    """The walls for one command (``section`` is ``[sandbox]``): mode from the grant,
+    masks from the secrets list."""
     mode = effective_mode(section.mode, grant)
     workspace = Path(os.path.realpath(workspace))
     home = Path(os.path.expanduser("~"))

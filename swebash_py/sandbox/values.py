@@ -13,13 +13,15 @@ import dataclasses
 import os
 import re
 from collections.abc import Mapping
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 from swebash_py.sandbox.env import is_secret_name
 
+if TYPE_CHECKING:
+    from swebash_py.tools.base import ToolResult  # a type only: the sandbox sits below tools
+
 MIN_LEN = 8
 REDACTED = "[REDACTED]"
-T = TypeVar("T")
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -75,12 +77,11 @@ def redact(text: str, values: list[str] | None = None) -> str:
     return pattern.sub(REDACTED, text)
 
 
-def redact_result(result: T) -> T:
+def redact_result(result: ToolResult) -> ToolResult:
     """A copy of a ``ToolResult`` with ``output`` and ``display`` redacted."""
     values = secret_values()
     if not values:
         return result
-    output = redact(getattr(result, "output", ""), values)
-    display = getattr(result, "display", None)
-    return dataclasses.replace(result, output=output,  # type: ignore[type-var]
+    display = result.display
+    return dataclasses.replace(result, output=redact(result.output, values),
                                display=redact(display, values) if display else display)

@@ -42,7 +42,7 @@ def describe(exc: BaseException, path: Path, kept: str = "") -> StorageError:
     if isinstance(exc, StorageError):
         return exc
     text = str(exc).lower()
-    code = getattr(exc, "errno", None)
+    code = exc.errno if isinstance(exc, OSError) else None
     where = path.parent
     if is_damage(exc):
         return DamagedDatabase(f"the sessions database {path} is damaged ({exc}); see "
@@ -56,7 +56,7 @@ def describe(exc: BaseException, path: Path, kept: str = "") -> StorageError:
                             f"rename that file, {ELSEWHERE}")
     if code in (errno.EACCES, errno.EROFS, errno.EPERM, errno.ENOENT) or any(
             word in text for word in _READ_ONLY):
-        reason = getattr(exc, "strerror", None) or str(exc)
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         return StorageError(f"cannot write the data directory {where} ({reason}); make it "
                             f"writable, {ELSEWHERE}")
     if "locked" in text or "busy" in text:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swebash_py.errors import SwebashError
 from swebash_py.team.url import store_url
 
+if TYPE_CHECKING:
+    from swebash_py.config import Settings
 
-def pull_session(settings: Any, store: Any, key: str,
+
+def pull_session(settings: Settings, store: Any, key: str,
                  warn: Any = None) -> str | None:
     """With a store URL: copy the team store's records of session ``key`` (an id or
     a unique prefix) into the local store; returns its full id, or None when the
@@ -40,7 +43,7 @@ def pull_session(settings: Any, store: Any, key: str,
         conn.close()
 
 
-def fetch_for_show(settings: Any, key: str) -> tuple[Any, list[Any]] | None:
+def fetch_for_show(settings: Settings, key: str) -> tuple[Any, list[Any]] | None:
     """(session, turns) from the team store for ``ai sessions show``; None if absent."""
     url = store_url(settings)
     if not url:

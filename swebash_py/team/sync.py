@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swebash_py.errors import SwebashError
 from swebash_py.team.host import Host, current_host
@@ -11,6 +11,9 @@ from swebash_py.team.outbox import TABLE, Outbox
 from swebash_py.team.server_schema import SchemaProblem
 from swebash_py.team.uploader import StoreUnavailable, drain, open_checked
 from swebash_py.team.url import store_url
+
+if TYPE_CHECKING:
+    from swebash_py.config import Settings
 
 
 class SyncFailed(SwebashError):
@@ -23,7 +26,7 @@ class Local:
     host: Host
 
 
-def open_local(settings: Any) -> Local:
+def open_local(settings: Settings) -> Local:
     from swebash_py.build import open_store
     from swebash_py.paths import data_dir
 
@@ -34,7 +37,7 @@ def open_local(settings: Any) -> Local:
     return Local(Outbox(path, host, settings.store.upload_output), host)
 
 
-def require_url(settings: Any) -> str:
+def require_url(settings: Settings) -> str:
     url = store_url(settings)
     if not url:
         raise SyncFailed("no team store configured: set [store] url or SWEBASH_STORE_URL")
@@ -48,7 +51,7 @@ def connect_checked(url: str) -> Any:
         raise SyncFailed(str(exc)) from exc
 
 
-def upload_now(settings: Any) -> int:
+def upload_now(settings: Settings) -> int:
     """Send everything waiting; returns how many records went up."""
     url = require_url(settings)
     local = open_local(settings)
@@ -66,7 +69,7 @@ def upload_now(settings: Any) -> int:
         local.outbox.close()
 
 
-def status_lines(settings: Any) -> list[str]:
+def status_lines(settings: Settings) -> list[str]:
     local = open_local(settings)
     try:
         lines = [f"{local.outbox.waiting()} records waiting",
@@ -78,7 +81,7 @@ def status_lines(settings: Any) -> list[str]:
     return lines
 
 
-def verify_lines(settings: Any) -> tuple[list[str], bool]:
+def verify_lines(settings: Settings) -> tuple[list[str], bool]:
     """Counts per host on the server, and this host's local counts beside them;
     ok is False when the server holds fewer of this host's records than it has."""
     url = require_url(settings)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from swebash_py.config import Settings
 
 ENV = "SWEBASH_STORE_URL"
 
 
-def store_url(settings: Any) -> str | None:
+def store_url(settings: Settings) -> str | None:
     """``[store] url`` after the environment (``SWEBASH_STORE_URL``) was merged."""
-    store = getattr(settings, "store", None)
-    url = getattr(store, "url", None) if store is not None else None
-    return url or None
+    return settings.store.url or None
 
 
 def mask(url: str) -> str:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swebash_py.team.url import store_url
+
+if TYPE_CHECKING:
+    from swebash_py.config import Settings
 
 
 def _stderr_line(message: str) -> None:
@@ -14,7 +17,7 @@ def _stderr_line(message: str) -> None:
     sys.stderr.flush()
 
 
-def start_uploader(settings: Any, store: Any,
+def start_uploader(settings: Settings, store: Any,
                    on_problem: Callable[[str], None] = _stderr_line) -> Any:
     """The running uploader for ``store``, or None without a store URL.
 

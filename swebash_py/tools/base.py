@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from swebash_py.checkpoints.model import Checkpointer
+from swebash_py.config import SandboxSettings
 from swebash_py.provider.base import ToolSpec
 
 
@@ -82,7 +83,8 @@ class ToolContext:
     max_output_chars: int = 30_000
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
-    settings: Any = None  # the session's Settings (the sandbox reads its [sandbox] section)
+    sandbox: SandboxSettings = field(  # [sandbox]: the walls a command runs in
+        default_factory=lambda: SandboxSettings.model_validate({}))
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
     grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)

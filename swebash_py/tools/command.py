@@ -166,8 +166,7 @@ class RunCommand(Tool[RunCommandArgs]):
 
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
-        policy = build_policy(ctx.settings if ctx.settings is not None else _default_settings(),
-                              "write", ctx.workspace)
+        policy = build_policy(ctx.sandbox, "write", ctx.workspace)
         try:
             found = await run_preview([pick_shell(), "-c", args.command], policy,
                                       timeout=limit, max_mb=max_mb, on_output=ctx.progress,
@@ -198,27 +197,19 @@ def command_result(res: ProcResult, limit: float, policy: SandboxPolicy,
 def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
     """The walls for this call; refuses (``ToolFailed``) rather than run weaker
     than an explicitly configured mode."""
-    settings = ctx.settings if ctx.settings is not None else _default_settings()
     grant = ctx.grant if ctx.grant in ("read", "write", "host") else "read"
-    policy = build_policy(settings, grant, ctx.workspace)  # type: ignore[arg-type]
+    policy = build_policy(ctx.sandbox, grant, ctx.workspace)  # type: ignore[arg-type]
     if policy.mode == "off":
         return policy
     found = sandbox_runner.available()
     if found.ok:
         return policy
-    if settings.sandbox.mode != "auto":
-        raise ToolFailed(f"the sandbox ({settings.sandbox.mode}) is not available: "
+    if ctx.sandbox.mode != "auto":
+        raise ToolFailed(f"the sandbox ({ctx.sandbox.mode}) is not available: "
                          f"{found.detail}; see `ai doctor`")
     # auto without a sandbox: the approver asked for everything but plain reads
     return dataclasses.replace(policy, mode="off")
 
 
 def _configured_mode(ctx: ToolContext) -> str:
-    settings = ctx.settings if ctx.settings is not None else _default_settings()
-    return str(settings.sandbox.mode)
-
-
-def _default_settings() -> Any:
-    from swebash_py.config import Settings
-
-    return Settings.model_validate({})
+    return str(ctx.sandbox.mode)

@@ -21,17 +21,17 @@ import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pathspec
 from pydantic import Field
 
+from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.search import ALWAYS_SKIP, shown_path
 from swebash_py.tools.workspace import (
     is_inside,
     is_protected,
-    is_sensitive,
     real_workspace,
     resolve,
 )
@@ -69,7 +69,7 @@ class _Ignores:
 @dataclass
 class _Find:
     root: Path
-    pattern: pathspec.PathSpec
+    pattern: pathspec.PathSpec[Any]
     limit: int
     by_path: bool
     stop: threading.Event

@@ -52,8 +52,8 @@ class SearchBackend(Protocol):
 
 def clean(text: Any, limit: int = SNIPPET) -> str:
     """Plain text: tags removed, entities decoded, whitespace collapsed, cut."""
-    text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", str(text or ""))).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    plain = " ".join(html.unescape(re.sub(r"<[^>]+>", "", str(text or ""))).split())
+    return plain if len(plain) <= limit else plain[:limit - 1] + "…"
 
 
 def _hits(rows: Any, title: str, url: str, snippet: str) -> list[SearchHit]:

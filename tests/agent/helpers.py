@@ -20,6 +20,8 @@ from tests.fakeprovider import FakeProvider, RecordedRequest
 class DenyAll:
     """Every call is refused."""
 
+    mode = "strict"
+
     def check(self, pending: PendingCall) -> Decision:
         return Decision("deny", "mode", "tool calls are disabled")
 

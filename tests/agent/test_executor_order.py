@@ -17,6 +17,8 @@ from tests.fakeprovider import FakeProvider, Reply, ToolCall
 class AskSome:
     """Asks for labels starting with 'ask'; records how many questions overlap."""
 
+    mode = "ask"
+
     def __init__(self) -> None:
         self.in_flight = 0
         self.max_in_flight = 0

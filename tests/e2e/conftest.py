@@ -7,9 +7,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
+
+from tests.fakeprovider import FakeProvider
 
 AI = str(Path(sys.executable).parent / "ai")
 
@@ -29,6 +32,34 @@ def run_ai(*args: str, stdin: str | None = None, cwd: Path | None = None,
     return subprocess.run([AI, *args], input=stdin if stdin is not None else "",
                           capture_output=True, text=True, cwd=cwd, env=ai_env(env),
                           timeout=timeout, start_new_session=True)
+
+
+def model_args(fp: FakeProvider, wire: str = "openai") -> list[str]:
+    """``-m MODEL --api-base URL`` for the fake provider, on its OpenAI or Anthropic wire."""
+    model = "openai/x" if wire == "openai" else "anthropic/claude-x"
+    return ["-m", model, "--api-base", fp.url]
+
+
+def finish(child: pexpect.spawn) -> int:
+    """Wait for ``child`` to end (no traceback shown); its exit status (-signal if killed)."""
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    assert "Traceback" not in (child.before or "")
+    return int(child.exitstatus if child.exitstatus is not None else -child.signalstatus)
+
+
+def start_repl(spawn_ai: Any, fp: FakeProvider, *args: str,
+               env: dict[str, str] | None = None) -> pexpect.spawn:
+    """The REPL on the fake provider, once its prompt is drawn."""
+    child: pexpect.spawn = spawn_ai(*model_args(fp), *args, env=env)
+    child.expect("swebash>")
+    return child
+
+
+def exit_repl(child: pexpect.spawn) -> None:
+    """``/exit``, and the REPL ends cleanly."""
+    child.sendline("/exit")
+    assert finish(child) == 0
 
 
 @pytest.fixture

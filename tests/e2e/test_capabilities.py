@@ -10,13 +10,9 @@ import pexpect
 import pytest
 
 from tests.agent.helpers import sent_results
-from tests.e2e.conftest import run_ai
+from tests.e2e.conftest import model_args, run_ai, start_repl
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 from tests.tools.webpages import Site
-
-
-def model_args(fp: FakeProvider) -> list[str]:
-    return ["-m", "openai/x", "--api-base", fp.url]
 
 
 def call(name: str, call_id: str = "c1", **arguments: Any) -> Reply:
@@ -227,8 +223,7 @@ def test_repl_ps_lists_and_killing_ai_ends_its_background_commands(
     sleeper = f"sleep 777.{os.getpid()}"  # checked by host PID (it runs in the sandbox)
     fake_provider.queue(call("run_command", "r1", command=sleeper, background=True),
                         Reply(text="started it"))
-    child = spawn_ai("-y", *model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider, "-y")
     child.sendline("start a sleeper")
     child.expect("started it")
     child.expect("swebash>")
@@ -268,8 +263,7 @@ def test_repl_undo_before_any_question_undoes_the_latest_session_here(
         fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
     fake_provider.queue(call("write_file", path="made.txt", content="m\n"), Reply(text="ok"))
     assert run_ai("-y", *model_args(fake_provider), "make", cwd=workspace).returncode == 0
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendline("/undo")
     child.expect(r"delete made\.txt")
     child.expect(r"Undo these changes\? \[y/N\]")

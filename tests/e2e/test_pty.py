@@ -6,25 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pexpect
 import pytest
 
 from tests.agent.helpers import sent_results
+from tests.e2e.conftest import exit_repl, finish, model_args, run_ai, start_repl
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 
 pytestmark = pytest.mark.pty
-
-
-def model_args(fp: FakeProvider, wire: str = "openai") -> list[str]:
-    model = "openai/x" if wire == "openai" else "anthropic/claude-x"
-    return ["-m", model, "--api-base", fp.url]
-
-
-def finish(child: pexpect.spawn) -> int:
-    child.expect(pexpect.EOF, timeout=30)
-    child.close()
-    assert "Traceback" not in (child.before or "")
-    return int(child.exitstatus if child.exitstatus is not None else -child.signalstatus)
 
 
 def write_call(path: str = "note.txt", content: str = "hello\n") -> Reply:
@@ -43,24 +31,24 @@ def test_one_shot_streams_rendered_markdown(fake_provider: FakeProvider, spawn_a
     assert "**" not in child.before  # rendered, not raw markdown
 
 
-def test_approve_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
-    fake_provider.queue(write_call(), Reply(text="Wrote it."))
-    child = spawn_ai(*model_args(fake_provider), "make a note")
+def answer_a_write(spawn_ai: Any, fp: FakeProvider, answer: str, then: str) -> None:
+    """A one-shot asks about write_file; ``answer`` it, see ``then``, exit 0."""
+    fp.queue(write_call(), Reply(text=then))
+    child = spawn_ai(*model_args(fp), "make a note")
     child.expect("write_file")
     child.expect("Allow")
-    child.sendline("y")
-    child.expect("Wrote it.")
+    child.sendline(answer)
+    child.expect(then)
     assert finish(child) == 0
+
+
+def test_approve_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
+    answer_a_write(spawn_ai, fake_provider, "y", "Wrote it.")
     assert (workspace / "note.txt").read_text() == "hello\n"
 
 
 def test_deny_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
-    fake_provider.queue(write_call(), Reply(text="Understood."))
-    child = spawn_ai(*model_args(fake_provider), "make a note")
-    child.expect("Allow")
-    child.sendline("n")
-    child.expect("Understood.")
-    assert finish(child) == 0
+    answer_a_write(spawn_ai, fake_provider, "n", "Understood.")
     assert not (workspace / "note.txt").exists()
     (result,) = sent_results(fake_provider.requests[1])
     assert result[2] and result[1].endswith("denied by the user")
@@ -69,12 +57,7 @@ def test_deny_a_write(fake_provider: FakeProvider, spawn_ai: Any, workspace: Pat
 
 def test_an_instruction_instead_reaches_the_model(fake_provider: FakeProvider, spawn_ai: Any,
                                                   workspace: Path) -> None:
-    fake_provider.queue(write_call(), Reply(text="OK, notes.md then."))
-    child = spawn_ai(*model_args(fake_provider), "make a note")
-    child.expect("Allow")
-    child.sendline("call it notes.md instead")
-    child.expect("notes.md then")
-    assert finish(child) == 0
+    answer_a_write(spawn_ai, fake_provider, "call it notes.md instead", "OK, notes.md then.")
     assert not (workspace / "note.txt").exists()
     (result,) = sent_results(fake_provider.requests[1])
     assert result[1].endswith("denied by the user, who said instead: call it notes.md instead")
@@ -109,8 +92,7 @@ def test_ctrl_c_mid_answer_exits_130(fake_provider: FakeProvider, spawn_ai: Any)
 
 def test_repl_turn_shell_command_ctrl_c_and_exit(fake_provider: FakeProvider,
                                                  spawn_ai: Any) -> None:
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     fake_provider.queue(Reply(text="Hello from the model."))
     child.sendline("hello")
     child.expect("Hello from the model.")
@@ -131,16 +113,14 @@ def test_repl_turn_shell_command_ctrl_c_and_exit(fake_provider: FakeProvider,
     child.expect("swebash>")
     child.sendcontrol("c")  # on an empty prompt: a hint, not an exit
     child.expect("/exit")
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_repl_approves_and_denies_commands(fake_provider: FakeProvider, spawn_ai: Any,
                                            workspace: Path) -> None:
     run = Reply(tool_calls=[ToolCall("r1", "run_command",
                                      '{"command": "touch made-by-tool"}')])
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     fake_provider.queue(run, Reply(text="Done running."))
     child.sendline("make the file")
     child.expect("touch made-by-tool")
@@ -163,8 +143,7 @@ def test_repl_approves_and_denies_commands(fake_provider: FakeProvider, spawn_ai
 
 def test_repl_question_mark_suggests_and_runs_a_command(fake_provider: FakeProvider,
                                                          spawn_ai: Any) -> None:
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     fake_provider.queue(Reply(text="```sh\necho repl-$((6*7))\n```"))
     child.sendline("? print 42")
     child.expect(r"\[a\]bort:")
@@ -175,16 +154,13 @@ def test_repl_question_mark_suggests_and_runs_a_command(fake_provider: FakeProvi
     child.sendline("?? echo repl-42")
     child.expect("It prints the answer.")
     assert "Explain this shell command" in json.dumps(fake_provider.requests[-1].body)
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 # The slash commands' logic is tested in-process with pipe input: tests/repl/.
 
 
 def test_ai_tools_lists_every_tool_with_its_confirmation() -> None:
-    from tests.e2e.conftest import run_ai
-
     result = run_ai("tools")
     assert result.returncode == 0, result.stderr
     for name in ("read_file", "list_directory", "search_files", "write_file", "edit_file",
@@ -195,8 +171,7 @@ def test_ai_tools_lists_every_tool_with_its_confirmation() -> None:
 
 def test_repl_compact_summarises_and_the_summary_is_used(fake_provider: FakeProvider,
                                                           spawn_ai: Any) -> None:
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendline("/compact")
     child.expect("nothing to compact yet")
     for i in range(3):
@@ -212,32 +187,27 @@ def test_repl_compact_summarises_and_the_summary_is_used(fake_provider: FakeProv
     last = json.dumps(fake_provider.requests[-1].body)
     assert "SUMMARY: three questions were answered." in last
     assert "question number 0" not in last
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_typing_ahead_of_the_full_prompt_is_kept(fake_provider: FakeProvider,
                                                  spawn_ai: Any) -> None:
     fake_provider.queue(Reply(text="Got your early words."))
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")  # the plain prompt, drawn before the heavy imports
+    child = start_repl(spawn_ai, fake_provider)  # the plain prompt, drawn before the heavy imports
     child.sendline("typed before prompt-toolkit was ready")
     child.expect("Got your early words.")
     assert "typed before prompt-toolkit was ready" in json.dumps(fake_provider.requests[0].body)
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_ctrl_c_at_the_early_prompt_does_not_exit(fake_provider: FakeProvider,
                                                   spawn_ai: Any) -> None:
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendcontrol("c")
     child.expect("/help for commands")  # the full prompt still arrives
     child.expect("swebash>")
     assert child.isalive()
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_repl_asks_one_question_at_a_time(fake_provider: FakeProvider, spawn_ai: Any,
@@ -247,8 +217,7 @@ def test_repl_asks_one_question_at_a_time(fake_provider: FakeProvider, spawn_ai:
              ToolCall("c2", "read_file", json.dumps({"path": "inside.txt"})),
              ToolCall("c3", "list_directory", json.dumps({"path": "/etc"}))]
     fake_provider.queue(Reply(tool_calls=calls), Reply(text="All three read."))
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendline("read things")
     child.expect("/etc/hostname")
     child.expect("Allow")
@@ -259,8 +228,7 @@ def test_repl_asks_one_question_at_a_time(fake_provider: FakeProvider, spawn_ai:
     child.expect("All three read.")
     results = sent_results(fake_provider.requests[1])
     assert [r[0] for r in results] == ["c1", "c2", "c3"] and not any(r[2] for r in results)
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_repl_continue_without_a_session_is_one_line(spawn_ai: Any,
@@ -274,21 +242,18 @@ def test_repl_continue_without_a_session_is_one_line(spawn_ai: Any,
 def test_repl_question_mark_choice_survives_ctrl_c_and_ctrl_d(fake_provider: FakeProvider,
                                                               spawn_ai: Any, key: str) -> None:
     fake_provider.queue(Reply(text="```sh\ntouch never\n```"))
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendline("? make a file")
     child.expect(r"\[a\]bort:")
     child.sendcontrol(key)
     child.expect("aborted")
     child.expect("swebash>")
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_ctrl_c_during_compact_returns_to_the_prompt(fake_provider: FakeProvider,
                                                      spawn_ai: Any) -> None:
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     fake_provider.queue(Reply(text="hello there"))
     child.sendline("hi")
     child.expect("hello there")
@@ -298,20 +263,17 @@ def test_ctrl_c_during_compact_returns_to_the_prompt(fake_provider: FakeProvider
     child.sendcontrol("c")
     child.expect("cancelled")
     child.expect("swebash>")
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)
 
 
 def test_compact_that_fails_says_so(fake_provider: FakeProvider, spawn_ai: Any) -> None:
     from tests.fakeprovider import ErrorReply
 
-    child = spawn_ai(*model_args(fake_provider))
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     fake_provider.queue(Reply(text="hello there"))
     child.sendline("hi")
     child.expect("hello there")
     fake_provider.queue(ErrorReply(400))
     child.sendline("/compact")
     child.expect("nothing was compacted")
-    child.sendline("/exit")
-    assert finish(child) == 0
+    exit_repl(child)

@@ -11,6 +11,7 @@ from typing import Any
 import pexpect
 import pytest
 
+from tests.e2e.conftest import start_repl
 from tests.fakeprovider import FakeProvider, Reply
 
 READY = "\x1b]9;swebash: the answer is ready\x07"
@@ -22,8 +23,7 @@ def _turn(fake_provider: FakeProvider, spawn_ai: Any, isolated: Path, typed: str
     (isolated / "config.toml").write_text('notify_after = 0\nnotify_method = "osc9"\n')
     gate = threading.Event()
     fake_provider.queue(Reply(text="Answer done.", gate=gate))
-    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendline("a question")
     fake_provider.wait_for_requests(1)
     child.expect_exact("\x1b[?1004h")  # the watch is on: focus reports asked for

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.conftest import finish, start_repl
 from tests.e2e.crashkit import last_stop_reason, result_for, wait_until
-from tests.e2e.test_pty import finish, model_args
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 
 pytestmark = pytest.mark.pty
@@ -20,8 +20,7 @@ def test_sigterm_mid_turn_in_the_repl(fake_provider: FakeProvider, spawn_ai: Any
                                       workspace: Path) -> None:
     command = json.dumps({"command": "touch started && sleep 30 && touch done"})
     fake_provider.queue(Reply(tool_calls=[ToolCall("c1", "run_command", command)]))
-    child = spawn_ai(*model_args(fake_provider), "-y")
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider, "-y")
     child.sendline("run it")
     wait_until("the command to start", (workspace / "started").exists)
     child.kill(signal.SIGTERM)

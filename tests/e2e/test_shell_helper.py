@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pexpect
 import pytest
 
 from swebash_py.shell_helper import extract_command
-from tests.e2e.conftest import run_ai
+from tests.e2e.conftest import finish, model_args, run_ai, start_repl
 from tests.fakeprovider import FakeProvider, Reply
+
+
+def suggest(spawn_ai: Any, fp: FakeProvider, task: str, log: io.StringIO | None = None
+            ) -> pexpect.spawn:
+    """``ai -s TASK`` in a pty, at its execute / describe / abort choice."""
+    child: pexpect.spawn = spawn_ai(*model_args(fp), "-s", task)
+    child.logfile_read = log
+    child.expect(r"\[a\]bort: ")
+    return child
 
 
 @pytest.mark.parametrize(("answer", "command"), [
@@ -37,25 +47,19 @@ def test_explain_sends_the_command_without_tools(fake_provider: FakeProvider) ->
 def test_shell_mode_executes_the_suggested_command(fake_provider: FakeProvider,
                                                    spawn_ai: Any) -> None:
     fake_provider.queue(Reply(text="```sh\necho suggested-$((40+2))\n```"))
-    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "say 42")
-    child.expect(r"\[a\]bort: ")
+    child = suggest(spawn_ai, fake_provider, "say 42")
     child.sendline("e")
     child.expect("suggested-42")
-    child.wait()
-    child.close()
-    assert child.exitstatus == 0
+    assert finish(child) == 0
 
 
 @pytest.mark.pty
 def test_shell_mode_abort_runs_nothing(fake_provider: FakeProvider, spawn_ai: Any,
                                        workspace: Any) -> None:
     fake_provider.queue(Reply(text="```sh\ntouch should-not-exist\n```"))
-    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "make a file")
-    child.expect(r"\[a\]bort: ")
+    child = suggest(spawn_ai, fake_provider, "make a file")
     child.sendline("a")
-    child.wait()
-    child.close()
-    assert child.exitstatus == 0
+    assert finish(child) == 0
     assert not (workspace / "should-not-exist").exists()
 
 
@@ -88,14 +92,10 @@ def _screen(raw: str) -> list[str]:
 @pytest.mark.pty
 def test_shell_mode_shows_the_command_once_and_describe_comes_back(
         fake_provider: FakeProvider, spawn_ai: Any) -> None:
-    import io
-
     fake_provider.queue(Reply(text="```sh\necho suggested-$((40+2))\n```"),
                         Reply(text="It prints a number."))
-    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "say 42")
     seen = io.StringIO()
-    child.logfile_read = seen
-    child.expect(r"\[a\]bort: ")
+    child = suggest(spawn_ai, fake_provider, "say 42", log=seen)
     child.sendline("D")
     child.expect("It prints a number.")
     child.expect(r"\[a\]bort: ")  # back at the choice, not gone
@@ -104,9 +104,7 @@ def test_shell_mode_shows_the_command_once_and_describe_comes_back(
     child.expect(r"\[a\]bort: ")
     child.sendline("E")
     child.expect("suggested-42")
-    child.wait()
-    child.close()
-    assert child.exitstatus == 0
+    assert finish(child) == 0
     before_menu = "\n".join(_screen(seen.getvalue())).split("[a]bort")[0]
     assert before_menu.count("echo suggested-$((40+2))") == 1  # shown once, not twice
 
@@ -115,13 +113,10 @@ def test_shell_mode_shows_the_command_once_and_describe_comes_back(
 def test_shell_mode_enter_aborts_and_says_so(fake_provider: FakeProvider, spawn_ai: Any,
                                              workspace: Any) -> None:
     fake_provider.queue(Reply(text="```sh\ntouch should-not-exist\n```"))
-    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "make a file")
-    child.expect(r"\[a\]bort: ")
+    child = suggest(spawn_ai, fake_provider, "make a file")
     child.sendline("")
     child.expect("aborted: nothing was run")
-    child.wait()
-    child.close()
-    assert child.exitstatus == 0
+    assert finish(child) == 0
     assert not (workspace / "should-not-exist").exists()
 
 
@@ -130,8 +125,7 @@ def test_repl_question_mark_describe_comes_back_to_the_choice(fake_provider: Fak
                                                               spawn_ai: Any) -> None:
     fake_provider.queue(Reply(text="```sh\necho repl-$((6*7))\n```"),
                         Reply(text="It prints forty-two."))
-    child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
-    child.expect("swebash>")
+    child = start_repl(spawn_ai, fake_provider)
     child.sendline("? print 42")
     child.expect(r"\[a\]bort:")
     child.sendline("D")

@@ -86,6 +86,17 @@ def _dumped(workspace: Path) -> tuple[str, int] | None:
     return (lines[0], int(lines[1])) if len(lines) >= 2 else None
 
 
+def _ask_then_dump(child: pexpect.spawn, workspace: Path, provider: FakeProvider,
+                   wish: str) -> tuple[str, int]:
+    """Type ``wish``, ask with the key, then dump the line buffer: (line, cursor)."""
+    child.send(wish)
+    child.send(ALT_BACKSLASH)
+    provider.wait_for_requests(1)
+    child.send(CTRL_X_P)
+    _wait_for(lambda: _dumped(workspace) is not None, "the line buffer dump")
+    return _dumped(workspace) or ("", 0)
+
+
 @pytest.mark.pty
 @pytest.mark.parametrize("name", list(SHELLS))
 def test_key_puts_the_command_on_the_line_and_runs_nothing(
@@ -98,12 +109,7 @@ def test_key_puts_the_command_on_the_line_and_runs_nothing(
     fake_provider.queue(Reply(text=f"```sh\n{command}\n```"))
     child = _start(shell, workspace, fake_provider, init)
     try:
-        child.send("make a marker file")
-        child.send(ALT_BACKSLASH)
-        fake_provider.wait_for_requests(1)
-        child.send(CTRL_X_P)
-        _wait_for(lambda: _dumped(workspace) is not None, "the line buffer dump")
-        line, _ = _dumped(workspace) or ("", 0)
+        line, _ = _ask_then_dump(child, workspace, fake_provider, "make a marker file")
         assert line == command
         assert not (workspace / "marker").exists()
         (workspace / "dump").unlink()
@@ -128,12 +134,8 @@ def test_a_failed_request_leaves_the_wish_on_the_line(
     fake_provider.queue(ErrorReply(401))
     child = _start(SHELLS["bash"], workspace, fake_provider, 'eval "$(ai shell-init bash)"')
     try:
-        child.send("list big files")
-        child.send(ALT_BACKSLASH)
-        fake_provider.wait_for_requests(1)
-        child.send(CTRL_X_P)
-        _wait_for(lambda: _dumped(workspace) is not None, "the line buffer dump")
-        assert _dumped(workspace) == ("list big files", len("list big files"))
+        line = _ask_then_dump(child, workspace, fake_provider, "list big files")
+        assert line == ("list big files", len("list big files"))
     finally:
         child.terminate(force=True)
 
