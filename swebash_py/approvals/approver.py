@@ -86,7 +86,7 @@ class PolicyApprover:
         analysis = (policy.command_analysis(str(args.get("command", "")))
                     if pending.tool.name == "run_command" else None)
         decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
-                                           self._host, self.workspace)
+                                           self._host, self.workspace, pending.preview)
         result = replace(decision, warnings=list(decision.warnings), grant=grant)
         result.label = label_for(result.action, result.by, self.mode)
         if result.action == "allow" and result.by == "rule":
