@@ -134,7 +134,7 @@ def start_server(script: Path) -> tuple[subprocess.Popen[str], str]:
     return server, line.split()[1]
 
 
-def oneshot_rows(url: str, baseline: str | None) -> list[Row]:
+def oneshot_rows(url: str, baseline: str | None, home: str) -> list[Row]:
     question = ["-m", "openai/x", "--api-base", url, "hi"]
     rows = [Row("python -c pass", [sys.executable, "-c", "pass"]),
             Row("ai --version", [AI, "--version"]),
@@ -143,7 +143,8 @@ def oneshot_rows(url: str, baseline: str | None) -> list[Row]:
             Row("ai one-shot pty", [AI, *question], in_pty=True),
             Row("stdlib reader", [sys.executable, str(HERE / "stdlib_reader.py"), url])]
     if baseline:
-        tree = {"PYTHONPATH": baseline}
+        # its own data directory: an older tree refuses a database a newer one migrated
+        tree = {"PYTHONPATH": baseline, "SWEBASH_HOME": f"{home}/baseline"}
         here = {"PYTHONPATH": str(ROOT)}
         launch = [sys.executable, "-c", LAUNCH, *question]
         rows += [Row("this tree one-shot piped", launch, here),
@@ -163,12 +164,13 @@ def main() -> None:
         env = {**os.environ, "SWEBASH_HOME": home, "SWEBASH_CONFIG": f"{home}/c.toml",
                "NO_PROXY": "127.0.0.1"}
         env.pop("PYTHONPATH", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed copy has its bytecode cached
         os.chdir(home)  # `python -c` puts the working directory first on sys.path
         script = Path(home) / "script.json"
         script.write_text(json.dumps([{"text": "Hello! How can I help?", "chunk_size": 4}]))
         server, url = start_server(script)
         try:
-            rows = oneshot_rows(url, opts.baseline)
+            rows = oneshot_rows(url, opts.baseline, home)
             interleaved(rows, opts.runs, env)
             print(f"{opts.runs} interleaved rounds (goals: --version <= 2x, one-shot <= 6x)")
             report(rows, rows[0])

@@ -281,7 +281,7 @@ def _did_you_mean(loc: tuple[int | str, ...]) -> str:
 
 def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
     top = key.split(".")[0]
-    if managed_file := _managed_source(key):
+    if managed_file := managed_source(key):
         return managed_file
     if flags.get(top) is not None:
         return "command line"
@@ -293,7 +293,7 @@ def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
     return str(path)
 
 
-def _managed_source(key: str) -> str | None:
+def managed_source(key: str) -> str | None:
     """The managed policy file, when it sets ``key`` (a dotted path)."""
     from swebash_py import managed
 

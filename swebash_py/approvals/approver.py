@@ -49,14 +49,19 @@ def parse_answer(line: str) -> Answer:
 
 
 class PolicyApprover:
-    """Mode + rules decide; questions go to ``asker`` (None: no terminal)."""
+    """Mode + rules decide; questions go to ``asker`` (None: no terminal).
+
+    ``mode_fixed_by`` names what fixed the mode (a managed policy), when
+    ``--yes`` cannot change it."""
 
     def __init__(self, mode: str, rules: RuleSet, workspace: Path,
                  asker: Asker | None, *,
                  sandboxed: Callable[[], bool] = lambda: True,
                  host_allow: RuleSet | None = None,
-                 preview_mode: Callable[[PendingCall, str], str] = lambda _p, _m: "") -> None:
+                 preview_mode: Callable[[PendingCall, str], str] = lambda _p, _m: "",
+                 mode_fixed_by: str = "") -> None:
         self.mode = mode
+        self.mode_fixed_by = mode_fixed_by
         self.workspace = workspace
         self._configured = rules
         self._asker = asker
@@ -86,7 +91,7 @@ class PolicyApprover:
         analysis = (policy.command_analysis(str(args.get("command", "")))
                     if pending.tool.name == "run_command" else None)
         decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
-                                           self._host, self.workspace)
+                                           self._host, self.workspace, pending.preview)
         result = replace(decision, warnings=list(decision.warnings), grant=grant)
         result.label = label_for(result.action, result.by, self.mode)
         if result.action == "allow" and result.by == "rule":
@@ -158,8 +163,13 @@ class PolicyApprover:
         if verdict.by == "rule" or self.mode == "yolo":  # --yes would not answer it either
             return (f"{verdict.reason}: that needs a question, and there is no terminal to "
                     "ask on (--yes does not answer it)")
+        if self.mode_fixed_by:
+            return (f"needs approval and there is no terminal to ask on; the approval mode is "
+                    f"fixed to {self.mode} by the {self.mode_fixed_by} (--yes does not change "
+                    "it)")
         rule = policy.suggest_rule(pending.tool.traits(),
                                    pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)
-        hint = f", or add an allow rule like {', '.join(rule)}" if rule else ""
+        usable = rule if self.mode in ("ask", "auto-edit") else None  # strict ignores rules
+        hint = f", or add an allow rule like {', '.join(usable)}" if usable else ""
         return f"needs approval and there is no terminal to ask on: rerun with --yes{hint}"

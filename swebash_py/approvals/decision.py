@@ -54,6 +54,7 @@ Verdict = Decision  # the name the executor and the question UI use
 
 class Approver(Protocol):
     mode: str  # the approval mode the audit labels with ("" when none applies)
+    mode_fixed_by: str  # what fixed the mode so nobody can change it (a managed policy), or ""
 
     def check(self, pending: PendingCall) -> Verdict:
         """Decide without asking: allow, deny, or ask."""
@@ -68,6 +69,7 @@ class AllowAll:
     """Every call runs (tests, and ``yolo`` without rules)."""
 
     mode = ""
+    mode_fixed_by = ""
 
     def check(self, pending: PendingCall) -> Verdict:
         return Verdict("allow", "mode", "allowed")

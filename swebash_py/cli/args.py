@@ -75,6 +75,9 @@ def parse_question_args(args: list[str]) -> Invocation:
     if ns.approval is not None and ns.approval not in APPROVAL_MODES:
         raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
                          + ", ".join(APPROVAL_MODES))
+    if ns.yes and ns.approval not in (None, "yolo"):
+        raise UsageError(f"--approval {ns.approval} and --yes (same as --approval yolo) "
+                         "conflict: give one of them")
     if ns.sandbox is not None and ns.sandbox not in SANDBOX_MODES:
         raise UsageError(f"invalid value for --sandbox: '{ns.sandbox}' is not one of "
                          + ", ".join(SANDBOX_MODES))

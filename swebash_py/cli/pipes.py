@@ -1,8 +1,12 @@
-"""A reader that went away (``ai "x" | head -2``): end quietly, like Unix tools.
+"""A reader that went away (``ai "x" | head -2``): end quietly, status 0.
 
-The conventional outcome is the SIGPIPE exit status, 141 (128 + 13), with
-nothing on stderr. stdout is pointed at ``/dev/null`` so the interpreter's
-last flush of what is still buffered cannot raise again at exit.
+Not the SIGPIPE status 141: whether a write meets the closed pipe depends on
+how the output was cut into writes (JSON mode writes ``turn_start`` before the
+answer, a short text answer is one write), so 141 would come and go with
+timing and differ between text and JSON mode; 0, with nothing on stderr, is
+the same in every case (and does not trip ``set -o pipefail``). stdout is
+pointed at ``/dev/null`` so the interpreter's last flush of what is still
+buffered cannot raise again at exit.
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ import os
 import sys
 from contextlib import suppress
 
-EXIT_BROKEN_PIPE = 141
+EXIT_BROKEN_PIPE = 0
 
 
 def quiet_broken_pipe() -> int:
-    """Silence stdout (and stderr, if that pipe is gone too); returns 141."""
+    """Silence stdout (and stderr, if that pipe is gone too); returns 0."""
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, ValueError, AttributeError):
             stream.flush()

@@ -162,6 +162,10 @@ class SlashCommands:
             if arg not in APPROVAL_MODES:
                 self.repl.say(f"unknown mode {arg}: use {', '.join(APPROVAL_MODES)}", "red")
                 return
+            if (fixed := approver.mode_fixed_by) and arg != approver.mode:
+                self.repl.say(f"approval: {approver.mode} (fixed to {approver.mode} by the "
+                              f"{fixed})", "yellow")
+                return
             approver.mode = arg
         self.repl.say(f"approval: {approver.mode}")
 

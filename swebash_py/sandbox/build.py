@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swebash_py.paths import config_path, data_dir
+from swebash_py.project.trust import PROJECT_DIR, project_root
 from swebash_py.sandbox.envfiles import env_files
 from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
 from swebash_py.sandbox.secrets import home_secrets
@@ -46,6 +47,16 @@ def host_sockets(environ: dict[str, str] | None = None) -> list[Path]:
     return found
 
 
+def project_settings(workspace: Path, roots: tuple[Path, ...]) -> list[Path]:
+    """Every project ``.swebash/`` a command could write (MCP servers, hooks, allow
+    rules, commands of a trusted project): kept read-only, bound onto itself so it
+    cannot be renamed or replaced either."""
+    found = project_root(workspace)
+    folders = [workspace, *roots, *([found] if found is not None else [])]
+    return list(dict.fromkeys(Path(os.path.realpath(f / PROJECT_DIR)) for f in folders
+                              if (f / PROJECT_DIR).is_dir()))
+
+
 def build_policy(section: SandboxSettings, grant: Grant, workspace: Path) -> SandboxPolicy:
     """The walls for one command (``section`` is ``[sandbox]``): mode from the grant,
     masks from the secrets list."""
@@ -58,4 +69,6 @@ def build_policy(section: SandboxSettings, grant: Grant, workspace: Path) -> San
         for root in section.writable_roots:
             hidden += env_files(Path(root).expanduser())
     roots = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in section.writable_roots)
-    return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden), (), home)
+    read_only = tuple(project_settings(workspace, roots)) if mode != "off" else ()
+    return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden), read_only,
+                         home)

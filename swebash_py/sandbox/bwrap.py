@@ -5,7 +5,9 @@ read-only; fresh /dev, /proc (own pid namespace), private /tmp, /var/tmp,
 /dev/shm and /run (no host sockets); the writable roots bound read-write
 (or the workspace re-bound read-only, in case it lies under /tmp); the
 workspace's ``.git`` bound onto itself (a mount point cannot be renamed or
-replaced) with its ``config`` and ``hooks`` read-only; then the masks.
+replaced) with its ``config`` and ``hooks`` read-only; the policy's
+read-only paths (a project's ``.swebash/``) bound read-only onto themselves;
+then the masks.
 """
 
 from __future__ import annotations

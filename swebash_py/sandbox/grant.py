@@ -4,7 +4,9 @@
   sandbox" in the question; ``--yes`` does not answer it and "always" does
   not make it standing.
 * ``[sandbox] host_allow`` patterns (allow-rule syntax, matched whole) run
-  outside without a question.
+  outside without a question, but they only stand in for the approval
+  mode's question: a question raised by a sensitive path, a deny rule, a
+  tool's own must-ask or an unaccountable part is still asked.
 * Otherwise: what ran only because the read-only command list allowed it gets
   the ``read`` grant; whatever a user, an allow rule or yolo allowed, ``write``.
 """
@@ -17,6 +19,7 @@ from typing import Any
 from swebash_py.approvals.decision import Decision
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.sandbox.policy import Grant
+from swebash_py.tools.base import Preview
 
 READ_ONLY_COMMAND = "read-only command"  # policy.decide's reason for the built-in list
 ESCALATE_REASON = "asks to run outside the sandbox"
@@ -38,15 +41,26 @@ def grant_of(decision: Decision) -> Grant:
     return "write"
 
 
+def host_may_answer(decision: Decision, preview: Preview) -> bool:
+    """True when ``host_allow`` may stand in for this decision: an allow, or
+    the approval mode's own question (not a deny rule's, not a sensitive or
+    must-ask path's)."""
+    if decision.action == "allow":
+        return True
+    return decision.by == "mode" and not (preview.sensitive or preview.must_ask
+                                          or preview.protected)
+
+
 def sandbox_decision(tool_name: str, args: dict[str, Any], analysis: Any, decision: Decision,
-                     host: RuleSet, workspace: Path) -> tuple[Decision, Grant]:
+                     host: RuleSet, workspace: Path,
+                     preview: Preview) -> tuple[Decision, Grant]:
     """Adjust the policy's decision for escalation and ``host_allow``."""
     if tool_name != "run_command" or decision.action == "deny":
         return decision, grant_of(decision)
     if is_escalation(tool_name, args):
         return Decision("ask", "mode", ESCALATE_REASON,
                         [*decision.warnings, "runs outside the sandbox"]), "host"
-    if analysis is not None and host.allow and host.allowing(
+    if analysis is not None and host.allow and host_may_answer(decision, preview) and host.allowing(
             "run_command", [], analysis, workspace):
         return Decision("allow", "rule", "allowed by [sandbox] host_allow (runs outside the "
                         "sandbox)", decision.warnings), "host"

@@ -57,6 +57,7 @@ def test_an_option_missing_from_the_static_help_is_caught() -> None:
     ([], {"question": ""}),
     (["-V"], {"show_version": True}),
     (["--trust", "q"], {"trust": True, "question": "q"}),
+    (["--approval", "yolo", "-y", "q"], {"approval": "yolo"}),  # the same value: no conflict
 ])
 def test_fast_parser(argv: list[str], expected: dict[str, object]) -> None:
     invocation = parse_question_args(argv)
@@ -65,7 +66,8 @@ def test_fast_parser(argv: list[str], expected: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize("argv", [["--approval", "sometimes", "q"], ["--frobnicate", "q"],
-                                  ["-m"]])
+                                  ["-m"], ["--approval", "strict", "-y", "q"],
+                                  ["--yes", "--approval", "ask", "q"]])
 def test_fast_parser_usage_errors(argv: list[str]) -> None:
     with pytest.raises(UsageError):
         parse_question_args(argv)

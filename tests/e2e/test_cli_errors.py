@@ -116,6 +116,13 @@ def test_bad_approval_flag_is_a_usage_error() -> None:
     assert "sometimes" in result.stderr
 
 
+def test_approval_and_yes_naming_different_modes_is_a_usage_error() -> None:
+    result = run_ai("--approval", "strict", "-y", "hi")
+    assert result.returncode == 2
+    line = one_line(result.stderr)
+    assert "--approval strict" in line and "--yes" in line
+
+
 def test_debug_shows_the_traceback(fake_provider: FakeProvider) -> None:
     fake_provider.queue(ErrorReply(401))
     result = run_ai("--debug", "-m", "openai/x", "--api-base", fake_provider.url, "hi")

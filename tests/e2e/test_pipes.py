@@ -1,5 +1,6 @@
-"""`ai "x" | head -2`: the reader goes away early; `ai` ends quietly like a
-Unix tool (status 141, nothing on stderr) and the session record is closed."""
+"""`ai "x" | head -2`: the reader goes away early; `ai` ends quietly (status 0,
+nothing on stderr) and the session record is closed, the same in text and
+JSON mode whether or not a write met the closed pipe."""
 
 from __future__ import annotations
 
@@ -24,10 +25,23 @@ def test_head_ends_it_quietly(fake_provider: FakeProvider, isolated: Path,
                             capture_output=True, text=True, env=ai_env(), timeout=60)
     assert result.stderr == ""
     lines = result.stdout.splitlines()
-    assert len(lines) == 3 and lines[-1] == "status=141", result.stdout
+    assert len(lines) == 3 and lines[-1] == "status=0", result.stdout
     with sqlite3.connect(isolated / "data" / "sessions.db") as db:
         turns = db.execute("SELECT stop_reason, completed FROM turns").fetchall()
     assert len(turns) == 1 and turns[0][0] == "cancelled" and turns[0][1] is not None
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]], ids=["text", "json"])
+def test_a_short_answer_to_head_ends_the_same_in_both_modes(
+        fake_provider: FakeProvider, extra: list[str]) -> None:
+    """JSON mode writes turn_start before the answer, so `head -1` has always left
+    when the next event is written; text mode's short answer fits one write."""
+    fake_provider.queue(Reply(text="short\nanswer\nhere\n"))
+    args = " ".join([AI, "-m", "openai/x", "--api-base", fake_provider.url, *extra, "hi"])
+    result = subprocess.run(["bash", "-c", f'{args} | head -1; echo "status=${{PIPESTATUS[0]}}"'],
+                            capture_output=True, text=True, env=ai_env(), timeout=60)
+    assert result.stderr == ""
+    assert result.stdout.splitlines()[-1] == "status=0", result.stdout
 
 
 def test_a_reader_that_takes_everything_sees_status_0(fake_provider: FakeProvider) -> None:

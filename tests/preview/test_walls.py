@@ -110,6 +110,13 @@ def test_git_cannot_be_replaced_and_its_config_stays(ws: Path) -> None:
     assert not any(c.rel in (".git", "moved") for c in found.changes.changes)
 
 
+def test_project_settings_stay_in_a_preview(ws: Path) -> None:
+    (ws / ".swebash").mkdir()
+    (ws / ".swebash" / "config.toml").write_text("# project\n")
+    found = preview(ws, "echo x > .swebash/config.toml; mv .swebash moved; echo y > b.txt")
+    assert [c.rel for c in found.changes.changes] == ["b.txt"]  # the rest of ws is writable
+
+
 def test_no_capabilities_and_no_unmount(ws: Path) -> None:
     found = preview(ws, f"grep CapEff /proc/self/status; umount -l {ws}; umount {ws}; "
                     "echo x >> a.txt")

@@ -148,3 +148,15 @@ async def test_image_flag_goes_with_the_first_question(
     first, second = (r.body["messages"] for r in fake_provider.requests)
     assert first[-1]["content"][1]["image_url"]["url"].endswith(PNG_B64)
     assert second[-1]["content"] == "and now"  # once, not with every question
+
+
+async def test_approval_fixed_by_a_managed_policy_cannot_be_changed(
+        fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    from pathlib import Path
+
+    Path(os.environ["SWEBASH_MANAGED_CONFIG"]).write_text('approval = "strict"\n')
+    out = await drive(fake_provider, ["/approval yolo", "/approval"], capsys)
+    assert "approval: yolo" not in out  # the twin: test_slash_commands switches freely
+    assert "fixed to strict by the managed policy" in out
+    assert out.count("approval: strict") == 2

@@ -75,6 +75,23 @@ def test_git_config_hooks_and_dir_cannot_be_changed(
 
 
 @pytest.mark.parametrize("off", [False, True])
+def test_project_settings_cannot_be_changed(
+        fake_provider: FakeProvider, workspace: Path, off: bool) -> None:
+    """A project's ``.swebash/`` (MCP servers, hooks, allow rules) stays read-only."""
+    settings = workspace / ".swebash" / "config.toml"
+    settings.parent.mkdir()
+    settings.write_text("# project\n")
+    command = ("echo x > .swebash/config.toml; mkdir .swebash/commands; "
+               "mv .swebash .swebash-old; echo done > written")
+    attack(fake_provider, workspace, command, "-y", *(OFF if off else ()))
+    assert (workspace / "written").read_text() == "done\n"  # the workspace is writable
+    assert (workspace / ".swebash-old").exists() is off
+    if not off:
+        assert settings.read_text() == "# project\n"
+        assert not (workspace / ".swebash" / "commands").exists()
+
+
+@pytest.mark.parametrize("off", [False, True])
 def test_own_data_cannot_be_rewritten_from_the_workspace(
         fake_provider: FakeProvider, workspace: Path, off: bool) -> None:
     data = workspace / ".local" / "swebash"

@@ -107,3 +107,27 @@ def test_any_exception_while_judging_asks(workspace: Path,
     monkeypatch.setattr("swebash_py.approvals.policy.decide", boom)
     verdict = approver(workspace, "yolo").check(pending(workspace, "ls"))
     assert verdict.action == "ask" and "could not judge" in verdict.reason
+
+
+def test_host_allow_does_not_answer_a_sensitive_file_question(workspace: Path) -> None:
+    host = approver(workspace, "yolo", host=("journalctl:*",))
+    secret = host.check(pending(workspace, "journalctl --file ~/.ssh/id_rsa"))
+    assert secret.action == "ask" and secret.grant != "host"
+    assert "sensitive" in secret.reason
+    plain = host.check(pending(workspace, "journalctl -u nginx"))  # twin: the pattern matches
+    assert (plain.action, plain.grant) == ("allow", "host")
+
+
+def test_host_allow_does_not_answer_a_deny_rule_question(workspace: Path) -> None:
+    host = PolicyApprover("yolo", RuleSet.from_lists([], ["run_command(rm:*)"]), workspace,
+                          None, host_allow=host_rules(["git:*"]))
+    mention = host.check(pending(workspace, "git commit -m 'rm x'"))
+    assert mention.action == "ask" and mention.grant != "host"
+    assert "deny rules" in mention.reason
+    assert host.check(pending(workspace, "git status")).grant == "host"  # twin
+
+
+def test_host_allow_does_not_cover_unaccountable_parts(workspace: Path) -> None:
+    host = approver(workspace, host=("echo:*", "bash:*"))
+    verdict = host.check(pending(workspace, "echo 'touch x' | bash"))
+    assert verdict.action == "ask" and verdict.grant != "host"

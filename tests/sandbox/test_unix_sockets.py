@@ -29,6 +29,10 @@ from swebash_py.tools.jobs import CommandOutput
 from tests.fakeprovider import FakeProvider
 from tests.sandbox.conftest import attack, needs_bwrap
 
+# The base interpreter: a venv under /tmp (a CI checkout there) is hidden by the
+# sandbox's private /tmp; its real interpreter is not.
+PYTHON = os.path.realpath(sys.executable)
+
 pytestmark = needs_bwrap
 
 # connects to each address given as a JSON list of [name, address]; prints name:OK or name:errno
@@ -50,8 +54,11 @@ for name, address in json.loads(sys.argv[1]):
 @pytest.fixture
 def servers(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
     """Host sockets listening (connect succeeds through the backlog, no accept)."""
-    # a home outside /tmp (private inside the sandbox): next to the checkout
-    home = Path(tempfile.mkdtemp(prefix=".test-home-", dir=Path(__file__).resolve().parents[2]))
+    # a home outside /tmp (private inside the sandbox): in the real home, else
+    # next to the checkout (which CI may clone under /tmp)
+    base = next(p for p in (Path.home(), Path(__file__).resolve().parents[2], Path("/root"))
+                if not str(p.resolve()).startswith(("/tmp", "/var/tmp")))
+    home = Path(tempfile.mkdtemp(prefix=".swebash-test-home-", dir=base))
     monkeypatch.setenv("HOME", str(home))
     tag = uuid.uuid4().hex[:12]
     addresses = [("abstract", f"@swebash-test-{tag}"), ("home", str(home / "agent.sock")),
@@ -71,7 +78,7 @@ def servers(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[t
 
 
 def client(addresses: list[tuple[str, str]]) -> list[str]:
-    return [sys.executable, "-c", CLIENT, json.dumps([*addresses, ("pair", "")])]
+    return [PYTHON, "-c", CLIENT, json.dumps([*addresses, ("pair", "")])]
 
 
 def outcome(output: str) -> dict[str, str]:
@@ -123,11 +130,11 @@ print("io_uring:" + ("OK" if fd >= 0 else str(ctypes.get_errno())))
 @pytest.mark.skipif(seccomp.supported() is False, reason="the filter does not know this arch")
 def test_io_uring_is_unavailable_inside(workspace: Path) -> None:
     """io_uring can create and connect sockets without socket(): ENOSYS inside."""
-    inside = asyncio.run(sandbox_runner.run([sys.executable, "-c", IO_URING],
+    inside = asyncio.run(sandbox_runner.run([PYTHON, "-c", IO_URING],
                                             SandboxPolicy("read-only", workspace), timeout=30))
     assert outcome(inside.output) == {"io_uring": str(38)}  # ENOSYS
     if Path("/proc/sys/kernel/io_uring_disabled").read_text().strip() == "0":
-        outside = asyncio.run(sandbox_runner.run([sys.executable, "-c", IO_URING],
+        outside = asyncio.run(sandbox_runner.run([PYTHON, "-c", IO_URING],
                                                  SandboxPolicy("off", workspace), timeout=30,
                                                  plain_env=dict(os.environ)))
         assert outcome(outside.output) == {"io_uring": "OK"}  # twin
@@ -173,7 +180,7 @@ def test_the_result_names_the_limit_and_the_way_out(
     server.bind(str(path))
     server.listen(1)
     (isolated / "config.toml").write_text("[sandbox]\nnetwork = true\n")
-    command = (f"{sys.executable} -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+    command = (f"{PYTHON} -c \"import socket; s=socket.socket(socket.AF_UNIX); "
                f"s.connect('{path}'); print('CONN' + 'ECTED')\"")
     try:
         sent, _log = attack(fake_provider, workspace, command, "-y")

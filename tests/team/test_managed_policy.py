@@ -65,3 +65,33 @@ def test_a_broken_managed_file_is_a_config_error_naming_it(
     host = HostDir(tmp_path, "a", None)
     done = host.ai("config", "show", SWEBASH_MANAGED_CONFIG=str(managed))
     assert done.returncode == 1 and str(managed) in done.stderr
+
+
+def _denial_sent(fake_provider: FakeProvider, workspace: Path, *flags: str) -> str:
+    from tests.agent.helpers import sent_results
+    from tests.e2e.conftest import run_ai
+
+    fake_provider.queue(
+        Reply(tool_calls=[ToolCall("c1", "run_command", json.dumps({"command": "touch x"}))]),
+        Reply(text="ok"))
+    done = run_ai(*flags, "-m", "openai/x", "--api-base", fake_provider.url, "make x",
+                  cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert not (workspace / "x").exists()
+    ((_id, sent, _error),) = sent_results(fake_provider.requests[1])
+    return str(sent)
+
+
+def test_managed_strict_denial_does_not_suggest_yes(
+        managed: Path, fake_provider: FakeProvider, workspace: Path) -> None:
+    managed.write_text('approval = "strict"\n')
+    sent = _denial_sent(fake_provider, workspace, "-y")
+    assert "no terminal" in sent and "rerun with --yes" not in sent
+    assert "managed policy" in sent and "--yes does not" in sent
+
+
+def test_plain_strict_denial_suggests_yes(
+        managed: Path, fake_provider: FakeProvider, workspace: Path) -> None:
+    assert not managed.exists()  # twin: without a managed policy --yes would answer it
+    sent = _denial_sent(fake_provider, workspace, "--approval", "strict")
+    assert "rerun with --yes" in sent and "allow rule" not in sent
