@@ -29,7 +29,7 @@ def ensure_data_dir(directory: Path | None = None) -> Path:
     cannot be (a file in the way, read-only, ``/proc/...``)."""
     directory = directory or data_dir()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # conversations are private
         if directory.is_dir():
             return directory
         raise NotADirectoryError(20, "not a directory", str(directory))

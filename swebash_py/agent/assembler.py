@@ -48,6 +48,7 @@ class ReplyAssembler:
         self._order: list[int] = []  # call indexes in the order they started
         self._ready: dict[int, ToolCallReady] = {}
         self._released = 0
+        self._partial: dict[int, list[str]] = {}  # call index -> argument fragments so far
 
     @property
     def text(self) -> str:
@@ -84,8 +85,17 @@ class ReplyAssembler:
         return []
 
     def close(self) -> None:
-        """Close whatever block is still open (a cut or cancelled stream)."""
+        """Close whatever block is still open (a cut or cancelled stream): text or
+        thinking as it stands; a call that will not run as an error with the
+        arguments received so far (every block_start gets its block_stop)."""
         self._close()
+        for index in self._order[self._released:]:
+            block_index, call_id, name = self._calls[index]
+            ready = self._ready.get(index)
+            arguments = ready.arguments if ready else "".join(self._partial.get(index, []))
+            self._emit(BlockStop(block_index, "tool_use", arguments, call_id=call_id,
+                                 tool=name, is_error=True))
+        self._released = len(self._order)
 
     # -- text and thinking ------------------------------------------------
 
@@ -126,6 +136,7 @@ class ReplyAssembler:
     def _call_delta(self, event: ToolCallDelta) -> None:
         if event.fragment and event.index in self._calls:
             block_index = self._calls[event.index][0]
+            self._partial.setdefault(event.index, []).append(event.fragment)
             self._emit(BlockDelta(block_index, "tool_use", event.fragment))
 
     def _call_ready(self, event: ToolCallReady) -> list[ToolUseBlock]:

@@ -186,6 +186,14 @@ class ToolExecutor:
             return _unknown_tool_text(call.name, self._registry)
         try:
             raw = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            cut = (exc.msg.startswith("Unterminated string")  # the text ended mid-value
+                   or exc.pos >= len(call.arguments.rstrip()))
+            hint = (" The arguments are cut off: the reply probably reached its output "
+                    "limit (max_tokens); send large content in smaller parts (e.g. write "
+                    "the start, then add the rest with edit_file)." if cut else "")
+            return (f"invalid JSON in the arguments of {call.name}: {exc}. "
+                    f"Received: {call.arguments[:300]!r}{hint}")
         except ValueError as exc:
             return (f"invalid JSON in the arguments of {call.name}: {exc}. "
                     f"Received: {call.arguments[:300]!r}")

@@ -95,7 +95,7 @@ def provider_check(settings: Settings) -> Check:
 def paths_check() -> Check:
     config, data = config_path(), data_dir()
     try:
-        data.mkdir(parents=True, exist_ok=True)
+        data.mkdir(parents=True, exist_ok=True, mode=0o700)
         writable = os.access(data, os.W_OK)
     except OSError as exc:
         return Check("paths", "fail", f"data directory {data}: {exc.strerror}")

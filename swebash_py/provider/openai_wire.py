@@ -62,13 +62,24 @@ def convert_message(message: Message) -> list[dict[str, Any]]:
     if message.role == "assistant":
         return [_assistant(message)]
     out: list[dict[str, Any]] = [_tool_message(b) for b in message.tool_results()]
-    text = "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
+    text = join_texts([b.text for b in message.blocks if isinstance(b, TextBlock)])
     if images := message.images():
         parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         parts += [{"type": "image_url", "image_url": {"url": b.data_url()}} for b in images]
         out.append({"role": "user", "content": parts})
     elif text or not out:
         out.append({"role": "user", "content": text})
+    return out
+
+
+def join_texts(parts: list[str]) -> str:
+    """Text blocks of one user message as one string: separate turns merged into one
+    message (or an appended instruction) stay apart, never glued mid-word."""
+    out = ""
+    for part in parts:
+        if out and part and not out.endswith("\n") and not part.startswith("\n"):
+            out += "\n\n"
+        out += part
     return out
 
 

@@ -83,6 +83,8 @@ class PlainRenderer:
 
     def _on_stop(self, event: BlockStop) -> None:
         call_id = event.call_id or f"#{event.index}"
+        if event.kind == "tool_use" and event.is_error:
+            return  # cut off before its arguments completed: it never runs
         if event.kind == "tool_use":
             args = short_args(event.tool or "tool", event.input)
             self._args[call_id] = args

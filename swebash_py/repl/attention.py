@@ -4,6 +4,7 @@ ends late, or a question that waits, rings when the terminal is not focused."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -19,7 +20,8 @@ class Attention:
         self.tracker = FocusTracker()
         self.notifier = Notifier(sys.stdout, self.tracker, settings.notify,
                                  settings.notify_after, settings.notify_method)
-        live = settings.notify and sys.stdout.isatty() and sys.stdin.isatty()
+        live = (settings.notify and sys.stdout.isatty() and sys.stdin.isatty()
+                and os.environ.get("TERM") != "dumb")  # it would show the switch as text
         self.watch = FocusWatch(self.tracker) if live else None
         self._input = prompt_input
 

@@ -76,6 +76,7 @@ def _key_bindings() -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("escape", "enter")
+    @bindings.add("escape", "c-j")  # typed ahead on the cooked terminal (ICRNL: CR became LF)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 

@@ -25,7 +25,7 @@ def own_paths() -> list[Path]:
     for directory in (data, own_dir):
         if directory is not None:
             with contextlib.suppress(OSError):
-                directory.mkdir(parents=True, exist_ok=True)
+                directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     paths = [data, own_dir or config]
     return paths
 

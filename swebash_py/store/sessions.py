@@ -141,10 +141,13 @@ class Store(FileChangesMixin, TeamRecordsMixin):
             return None
         rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
                           (len(key), key))
+        if not rows and key != key.lower():  # UUIDs are written in either case
+            rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
+                              (len(key), key.lower()))
         if not rows:  # an id from before global ids (kept by the migration)
             rows = self._read("SELECT id FROM sessions WHERE substr(legacy_id, 1, ?) = ?"
                               " LIMIT 2", (len(key), key))
-        exact = [r for r in rows if r[0] == key]
+        exact = [r for r in rows if r[0] in (key, key.lower())]
         if exact or len(rows) == 1:
             return str((exact or rows)[0][0])
         if rows:

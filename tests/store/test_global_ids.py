@@ -74,3 +74,11 @@ def test_every_new_record_is_queued_in_the_same_write(tmp_path: Path) -> None:
         rows = store._read("SELECT kind FROM outbox ORDER BY seq")
     assert [k for (k,) in rows] == ["session", "turn", "block", "outcome"]
     assert len(woken) == 4
+
+
+def test_a_session_id_is_found_whatever_its_case(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        sid = store.create_session("m", "/w")
+        assert store.resolve(sid.upper()) == sid
+        assert store.resolve(sid[:10].upper()) == sid
+        assert store.resolve("ZZ") is None
