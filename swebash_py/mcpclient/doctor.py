@@ -28,18 +28,12 @@ def mcp_checks(settings: Settings) -> list[Line]:
 
 
 async def _probe(servers: dict[str, Any], workspace: Any) -> list[Line]:
-    from swebash_py.mcpclient.manager import McpManager
+    from swebash_py.mcpclient.manager import probe
 
-    manager = McpManager(servers, workspace)
-    manager.start()
-    try:
-        await manager.wait_ready()
-    finally:
-        ready = {name: c.state == "ready" for name, c in manager.connections.items()}
-        await manager.close()
     lines: list[Line] = []
-    for name, connection in manager.connections.items():
-        if ready[name]:
+    for connection, ready in await probe(servers, workspace):
+        name = connection.name
+        if ready:
             lines.append((f"mcp {name}", "ok", f"{len(connection.tools)} tools"
                           + (f" ({connection.server_info})" if connection.server_info else "")))
         else:

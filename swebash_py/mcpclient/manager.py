@@ -93,3 +93,17 @@ class McpManager:
             tool = make_tool(connection, remote)
             if tool.name not in self._registry:
                 self._registry.add(tool)
+
+
+async def probe(servers: dict[str, McpServerSettings],
+                workspace: Path) -> list[tuple[ServerConnection, bool]]:
+    """Start ``servers``, wait for each to answer or give up, stop them all:
+    each connection (its tools and error kept) and whether it was ready."""
+    manager = McpManager(servers, workspace)
+    manager.start()
+    try:
+        await manager.wait_ready()
+    finally:
+        ready = {name: c.state == "ready" for name, c in manager.connections.items()}
+        await manager.close()
+    return [(connection, ready[name]) for name, connection in manager.connections.items()]

@@ -47,22 +47,15 @@ def list_servers(trust: Annotated[bool, typer.Option("--trust", help="use this f
 async def _probe(settings: Settings) -> tuple[list[str], list[str]]:
     """Each server's lines, and the names of the enabled ones that did not start."""
     from swebash_py.mcpclient.listing import server_lines
-    from swebash_py.mcpclient.manager import McpManager
+    from swebash_py.mcpclient.manager import probe
 
-    manager = McpManager(dict(settings.mcp_servers), settings.workspace)
-    manager.start()
-    try:
-        await manager.wait_ready()
-    finally:
-        ready = {name: c.state == "ready" for name, c in manager.connections.items()}
-        await manager.close()
     lines: list[str] = []
     failed: list[str] = []
-    for name, connection in manager.connections.items():
-        if ready[name]:
+    for connection, ready in await probe(dict(settings.mcp_servers), settings.workspace):
+        if ready:
             connection.state = "ready"  # it was, until this listing stopped it
         elif connection.settings.enabled:
-            failed.append(name)
+            failed.append(connection.name)
         lines += server_lines(connection)
     return lines, failed
 
