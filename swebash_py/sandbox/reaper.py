@@ -30,6 +30,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -53,9 +54,10 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(ctypes.get_errno(), "prctl failed")
 
 
-def descendants(root: int) -> list[int]:
-    """Live (not zombie) descendants of ``root``, from /proc."""
-    children: dict[int, list[int]] = {}
+def live_processes() -> Iterator[tuple[int, int, int]]:
+    """``(pid, parent pid, group id)`` of every process that is not a zombie,
+    from /proc (no typing import: this runs as a lean script); listing /proc itself
+    failing raises ``OSError`` (a process gone while read is skipped)."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -64,8 +66,15 @@ def descendants(root: int) -> list[int]:
                 fields = f.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if fields[0] not in ("Z", "X"):
-            children.setdefault(int(fields[1]), []).append(int(name))
+        if len(fields) > 3 and fields[0] not in ("Z", "X"):
+            yield int(name), int(fields[1]), int(fields[2])
+
+
+def descendants(root: int) -> list[int]:
+    """Live (not zombie) descendants of ``root``, from /proc."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid, _pgid in live_processes():
+        children.setdefault(ppid, []).append(pid)
     found, todo = [], [root]
     while todo:
         for pid in children.get(todo.pop(), []):

@@ -28,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from swebash_py.sandbox.reaper import live_processes
 from swebash_py.sandbox.values import secret_bytes
 from swebash_py.tools.proc import CHUNK, Capture, kill_group_tree, signal_group
 
@@ -232,20 +233,9 @@ def _group_alive(pgid: int) -> bool:
 def _has_live_member(pgid: int) -> bool:
     """killpg(0) also succeeds for a group of zombies; look for a live member."""
     try:
-        entries = os.listdir("/proc")
+        return any(group == pgid for _pid, _ppid, group in live_processes())
     except OSError:
         return True
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 3 and int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
 
 
 def _short(command: str) -> str:
