@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
 import pty
 import random
@@ -47,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 from rich.markdown import Markdown  # noqa: E402
 
+from bench.common import start_provider  # noqa: E402
 from swebash_py.events import BlockDelta, BlockStart, BlockStop, TurnComplete  # noqa: E402
 from swebash_py.render.console import Renderer  # noqa: E402
 
@@ -116,17 +116,8 @@ ANSWERS: dict[str, Callable[[int], str]] = {"generated": answer, "code-heavy": c
 
 
 def start_server(text: str, tmp: Path) -> tuple[subprocess.Popen[str], str]:
-    script = tmp / "script.json"
-    script.write_text(json.dumps({"replies": [{"text": text, "chunk_size": CHUNK}],
-                                  "repeat_last": True}))
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fakeprovider.py"),
-                             "--port", "0", "--script", str(script)],
-                            stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if not line.startswith("READY "):
-        raise SystemExit(f"fake provider did not start: {line!r}")
-    return proc, line.split()[1]
+    return start_provider({"replies": [{"text": text, "chunk_size": CHUNK}],
+                           "repeat_last": True}, tmp)
 
 
 def ai_env(home: Path) -> dict[str, str]:
