@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.preview.conftest import needs_overlay
+from tests.sandbox.conftest import reachable_by_others
 
 NOBODY = 65534
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +23,9 @@ pytestmark = [
     needs_overlay,
     pytest.mark.skipif(os.geteuid() != 0, reason="switching to another user needs root"),
     pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv is not installed"),
+    pytest.mark.skipif(not reachable_by_others(Path(__file__).resolve(), Path(sys.executable)),
+                       reason="the checkout or its venv lies in a folder other users cannot "
+                              "enter (e.g. a 0700 mktemp -d)"),
 ]
 
 

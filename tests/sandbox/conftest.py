@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +80,13 @@ def reap() -> Iterator[list[str]]:
         for pid in host_pids(marker):
             with contextlib.suppress(OSError):
                 os.kill(pid, 9)
+
+
+def reachable_by_others(*paths: Path) -> bool:
+    """Whether an ordinary user can reach each path: every folder on the way is
+    searchable by others (a checkout in a 0700 ``mktemp -d`` folder is not)."""
+    for path in paths:
+        for folder in [path, *path.parents] if path.is_dir() else list(path.parents):
+            if not folder.stat().st_mode & stat.S_IXOTH:
+                return False
+    return True

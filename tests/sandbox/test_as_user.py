@@ -14,13 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import host_pids, needs_bwrap, wait_until
+from tests.sandbox.conftest import host_pids, needs_bwrap, reachable_by_others, wait_until
 
 NOBODY = 65534
 pytestmark = [
     needs_bwrap,
     pytest.mark.skipif(os.geteuid() != 0, reason="switching to another user needs root"),
     pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv is not installed"),
+    pytest.mark.skipif(not reachable_by_others(Path(__file__).resolve(), Path(sys.executable)),
+                       reason="the checkout or its venv lies in a folder other users cannot "
+                              "enter (e.g. a 0700 mktemp -d)"),
 ]
 ROOT = Path(__file__).resolve().parents[2]
 
