@@ -72,10 +72,14 @@ class ModelMap(Mapping[str, dict[str, Any]]):
         self._found: dict[str, dict[str, Any] | None] = {}
 
     def get(self, name: str, default: Any = None) -> Any:
+        found = self.entry(name)
+        return default if found is None else found
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        """The entry named exactly ``name``, or None."""
         if name not in self._found:
             self._found[name] = self._decode(name)
-        found = self._found[name]
-        return default if found is None else found
+        return self._found[name]
 
     def _decode(self, name: str) -> dict[str, Any] | None:
         key = b"\n" + json.dumps(name).encode() + b"\t"
@@ -90,7 +94,7 @@ class ModelMap(Mapping[str, dict[str, Any]]):
         return entry if isinstance(entry, dict) else None
 
     def __getitem__(self, name: str) -> dict[str, Any]:
-        found: dict[str, Any] | None = self.get(name)
+        found = self.entry(name)
         if found is None:
             raise KeyError(name)
         return found
@@ -176,7 +180,7 @@ def model_entry(model: str) -> dict[str, Any] | None:
     """The map's entry for ``model`` (first matching candidate name), or None."""
     data = model_map()
     for name in _candidates(model.strip()):
-        if (entry := data.get(name)) is not None:
+        if (entry := data.entry(name)) is not None:
             return entry
     return None
 

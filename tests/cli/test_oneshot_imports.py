@@ -1,0 +1,53 @@
+"""What only a tool call, an approval, MCP, checkpoints or the team store needs stays
+off the path of a one-shot answer that calls no tool."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# ours, each needed only once the model calls a tool (or a feature is configured)
+HEAVY = ("swebash_py.approvals.policy", "swebash_py.approvals.shellparse",
+         "swebash_py.tools.args", "swebash_py.tools.files", "swebash_py.tools.command",
+         "swebash_py.tools.edit", "swebash_py.tools.fetch", "swebash_py.tools.web",
+         "swebash_py.tools.jobs", "swebash_py.checkpoints.flow",
+         "swebash_py.checkpoints.revert", "swebash_py.sandbox.runner",
+         "swebash_py.sandbox.policy", "swebash_py.mcpclient.connection",
+         "swebash_py.mcpclient.manager", "swebash_py.team.remote",
+         "swebash_py.team.uploader", "swebash_py.preview.policy", "swebash_py.ui.tty_asker")
+
+CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
+        "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
+        "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n")
+
+
+def heavy_loaded(fake_provider: Any, workspace: Path) -> str:
+    result = subprocess.run([sys.executable, "-c", CODE, fake_provider.url], capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace)
+    assert result.stdout.endswith("fine\n")
+    return result.stderr.strip().splitlines()[-1]
+
+
+def test_a_text_only_one_shot_imports_none_of_them(fake_provider: Any, tmp_path: Path) -> None:
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="fine"))
+    assert heavy_loaded(fake_provider, tmp_path) == "[]"
+
+
+def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
+                                                             tmp_path: Path) -> None:
+    """The same check sees them once a call is validated and judged."""
+    from tests.fakeprovider import Reply, ToolCall
+
+    (tmp_path / "notes.txt").write_text("hello\n")
+    fake_provider.queue(Reply(tool_calls=[ToolCall("c1", "read_file",
+                                                   json.dumps({"path": "notes.txt"}))]))
+    fake_provider.queue(Reply(text="fine"))
+    loaded = heavy_loaded(fake_provider, tmp_path)
+    for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files"):
+        assert f"'swebash_py.{module}'" in loaded
