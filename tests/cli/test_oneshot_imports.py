@@ -13,7 +13,7 @@ from typing import Any
 HEAVY = ("swebash_py.approvals.policy", "swebash_py.approvals.shellparse",
          "swebash_py.tools.args", "swebash_py.tools.files", "swebash_py.tools.command",
          "swebash_py.tools.edit", "swebash_py.tools.fetch", "swebash_py.tools.web",
-         "swebash_py.tools.jobs", "swebash_py.checkpoints.flow",
+         "swebash_py.tools.jobs", "swebash_py.checkpoints.model", "swebash_py.checkpoints.flow",
          "swebash_py.checkpoints.revert", "swebash_py.sandbox.runner",
          "swebash_py.sandbox.policy", "swebash_py.mcpclient.connection",
          "swebash_py.mcpclient.manager", "swebash_py.team.remote",
