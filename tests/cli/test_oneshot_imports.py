@@ -1,9 +1,10 @@
 """What only a tool call, an approval, MCP, checkpoints or the team store needs stays
-off the path of a one-shot answer that calls no tool."""
+off the path of a one-shot answer that calls no tool; so does HTTP/2 (h2)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ HEAVY = ("swebash_py.approvals.policy", "swebash_py.approvals.shellparse",
          "swebash_py.checkpoints.revert", "swebash_py.sandbox.runner",
          "swebash_py.sandbox.policy", "swebash_py.mcpclient.connection",
          "swebash_py.mcpclient.manager", "swebash_py.team.remote",
-         "swebash_py.team.uploader", "swebash_py.preview.policy", "swebash_py.ui.tty_asker")
+         "swebash_py.team.uploader", "swebash_py.preview.policy", "swebash_py.ui.tty_asker",
+         "h2")
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
@@ -25,9 +27,10 @@ CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n")
 
 
-def heavy_loaded(fake_provider: Any, workspace: Path) -> str:
+def heavy_loaded(fake_provider: Any, workspace: Path, **env: str) -> str:
     result = subprocess.run([sys.executable, "-c", CODE, fake_provider.url], capture_output=True,
-                            text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace)
+                            text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace,
+                            env={**os.environ, **env})
     assert result.stdout.endswith("fine\n")
     return result.stderr.strip().splitlines()[-1]
 
@@ -51,3 +54,11 @@ def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
     loaded = heavy_loaded(fake_provider, tmp_path)
     for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files"):
         assert f"'swebash_py.{module}'" in loaded
+
+
+def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
+    """With litellm's HTTP/2 switched on, httpcore's HTTP/2 side (and h2) stays."""
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="fine"))
+    assert heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True") == "['h2']"
