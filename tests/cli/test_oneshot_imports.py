@@ -19,7 +19,7 @@ HEAVY = ("swebash_py.approvals.policy", "swebash_py.approvals.shellparse",
          "swebash_py.sandbox.policy", "swebash_py.mcpclient.connection",
          "swebash_py.mcpclient.manager", "swebash_py.team.remote",
          "swebash_py.team.uploader", "swebash_py.preview.policy", "swebash_py.ui.tty_asker",
-         "h2")
+         "swebash_py.project.commands", "swebash_py.agent.hooks", "h2")
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
