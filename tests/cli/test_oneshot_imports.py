@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any
 
 # ours, each needed only once the model calls a tool (or a feature is configured)
-HEAVY = ("swebash_py.approvals.policy", "swebash_py.approvals.shellparse",
-         "swebash_py.tools.args", "swebash_py.tools.files", "swebash_py.tools.command",
-         "swebash_py.tools.edit", "swebash_py.tools.fetch", "swebash_py.tools.web",
-         "swebash_py.tools.jobs", "swebash_py.checkpoints.model", "swebash_py.checkpoints.flow",
-         "swebash_py.checkpoints.revert", "swebash_py.sandbox.runner",
-         "swebash_py.sandbox.policy", "swebash_py.mcpclient.connection",
-         "swebash_py.mcpclient.manager", "swebash_py.team.remote",
-         "swebash_py.team.uploader", "swebash_py.preview.policy", "swebash_py.ui.tty_asker",
-         "swebash_py.project.commands", "swebash_py.agent.hooks", "h2")
+OURS = tuple(f"swebash_py.{name}" for name in (
+    "approvals.policy", "approvals.shellparse", "agent.hooks", "project.commands",
+    "tools.args", "tools.files", "tools.find", "tools.command", "tools.edit", "tools.fetch",
+    "tools.web", "tools.jobs", "checkpoints.model", "checkpoints.flow", "checkpoints.revert",
+    "sandbox.runner", "sandbox.policy", "mcpclient.connection", "mcpclient.manager",
+    "mcpclient.tool", "team.remote", "team.uploader", "preview.policy", "ui.tty_asker",
+))
+HEAVY = (*OURS, "h2")  # h2: httpcore's HTTP/2 (lean_imports)
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
