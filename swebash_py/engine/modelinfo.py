@@ -62,10 +62,13 @@ FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", *_PRICE_KEYS,
           *(f"{key}_above_200k_tokens" for key in _PRICE_KEYS))
 
 
+HEADER = b"swebash model map 1\n"  # a cache file without it is rebuilt
+
+
 class ModelMap(Mapping[str, dict[str, Any]]):
     """The slim map as its cache file's bytes: one ``"name"<TAB>{entry}`` line per
-    model, an entry decoded only when it is asked for (decoding them all costs more
-    than a one-shot answer's whole run)."""
+    model, an entry decoded only when it is asked for (decoding all ~4000 of them
+    cost every run ~5 ms)."""
 
     def __init__(self, lines: bytes) -> None:
         self._lines = lines  # starts with HEADER, each line ends with a newline
@@ -106,9 +109,6 @@ class ModelMap(Mapping[str, dict[str, Any]]):
 
     def __len__(self) -> int:
         return self._lines.count(b"\n") - 1
-
-
-HEADER = b"swebash model map 1\n"  # a cache file without it is rebuilt
 
 
 @cache
