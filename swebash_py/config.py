@@ -1,14 +1,14 @@
 """Settings: defaults < config file < environment < flags.
 
-The file is TOML (see ``config.example.toml``). Every problem becomes one
-``ConfigError`` naming the file, the key and what is wrong.
+The file is TOML (see ``config.example.toml``); each table is a ``Table``
+(``configtable``: a msgspec Struct). Every problem becomes one ``ConfigError``
+naming the file, the key and what is wrong (``configerrors``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -246,6 +246,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config error: {path}: cannot read: {exc}") from exc
+    import tomllib  # only with a file to read (most runs have no managed policy)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
