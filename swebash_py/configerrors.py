@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import types
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
@@ -28,11 +29,11 @@ _BOUNDS = {">=": "greater than or equal to", ">": "greater than",
 
 
 def describe(exc: msgspec.ValidationError, data: dict[str, Any], root: type,
-             source_of: Any) -> str:
+             source_of: Callable[[str], str]) -> str:
     """``config error: ...`` for ``exc``, raised checking ``data`` as ``root``;
     ``source_of(key)`` says where the value of a dotted key came from."""
-    message, _, where = str(exc).partition(" - at `$")
-    keys, value = _locate(where.removesuffix("`"), data, root)
+    message, where = _split(exc)
+    keys, value = _locate(where, data, root)
     cause = exc.__cause__
     got = True
     if isinstance(cause, FieldProblem):  # our own check of one field: its message
@@ -51,6 +52,15 @@ def describe(exc: msgspec.ValidationError, data: dict[str, Any], root: type,
     if got and key != "store.url":  # the store's URL may hold a password: never echo it
         problem += f" (got {value!r})"
     return f"config error: {source_of(key)}: key '{key}': {problem}"
+
+
+def _split(exc: msgspec.ValidationError) -> tuple[str, str]:
+    """msgspec's ``MESSAGE - at `$.a.b``` as the message and ``.a.b`` ('': the root)."""
+    text, cause = str(exc), str(exc.__cause__ or "")
+    if cause and text.startswith(cause):  # our own message: it may hold anything
+        return cause, text[len(cause):].removeprefix(" - at `$").removesuffix("`")
+    message, at, where = text.rpartition(" - at `$")
+    return (message, where.removesuffix("`")) if at else (text, "")
 
 
 def _locate(where: str, data: Any, root: type) -> tuple[list[str], Any]:

@@ -73,6 +73,8 @@ def error_of(isolated: Path, body: str, flags: dict[str, str] | None = None) -> 
      "key 'mcp_servers.docs.startup_timeout': Input should be greater than 0 (got 0)"),
     ("[mcp_servers.a__b]\ncommand = 'x'",
      f"key 'mcp_servers': server name 'a__b': {SERVER_NAME_RULE}"),
+    ("[mcp_servers.'x - at `$.y']\ncommand = 'x'",  # msgspec's words inside our message
+     f"key 'mcp_servers': server name 'x - at `$.y': {SERVER_NAME_RULE}"),
 ], ids=lambda value: value if isinstance(value, str) and len(value) < 40 else None)
 def test_a_bad_value_gets_one_line_naming_key_and_problem(isolated: Path, body: str,
                                                           said: str) -> None:
