@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
+from swebash_py.config import SandboxSettings
 from swebash_py.provider.base import ToolSpec
 
 if TYPE_CHECKING:
     from swebash_py.checkpoints.model import Checkpointer
-    from swebash_py.config import SandboxSettings
     from swebash_py.tools.args import ToolArgs
 
 A = TypeVar("A", bound="ToolArgs")
@@ -79,16 +79,10 @@ class ToolContext:
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
     sandbox: SandboxSettings = field(  # [sandbox]: the walls a command runs in
-        default_factory=lambda: _default_sandbox())
+        default_factory=SandboxSettings)
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
     grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
-
-
-def _default_sandbox() -> SandboxSettings:
-    from swebash_py.config import SandboxSettings
-
-    return SandboxSettings.model_validate({})
 
 
 @dataclass
