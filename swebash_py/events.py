@@ -38,7 +38,11 @@ class Event(msgspec.Struct, frozen=True):
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **_plain(self)}
+        out: dict[str, Any] = {"type": self.type}
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            out[name] = value if type(value) in _ATOMIC else _plain(value)
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
