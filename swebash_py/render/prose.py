@@ -114,6 +114,7 @@ class ProseSplitter:
         self._parsed_len = 0
         self._prev_new_line = False
         self._unsettled_from = 0
+        self._line_start = 0  # where the last line of ``tail`` starts
 
     def state(self) -> ProseState:
         """What a ``BlockSplitter`` needs to go on from here."""
@@ -129,17 +130,20 @@ class ProseSplitter:
             chunk, self._held_cr = chunk[:-1], True
         if "\r" in chunk:
             chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
-        old = len(self.tail)
-        self.tail += chunk
+        tail, self.tail = self.tail, ""
+        old = len(tail)
+        tail += chunk  # a lone reference: CPython grows it in place (linear total)
+        self.tail = tail
         if self.prose and chunk:
             self.prose = self._still_prose(old, chunk)
+        if "\n" in chunk:
+            self._line_start = old + chunk.rfind("\n") + 1
 
     def _still_prose(self, old: int, chunk: str) -> bool:
         if _RISKY.search(chunk) is not None:
             return False
-        line_start = self.tail.rfind("\n", 0, old) + 1
-        if old - line_start < _LOOK_BACK:  # the line's start may change meaning
-            return _LINE_RISK.search("\n" + self.tail[line_start:]) is None
+        if old - self._line_start < _LOOK_BACK:  # the line's start may change meaning
+            return _LINE_RISK.search("\n" + self.tail[self._line_start:]) is None
         return _LINE_RISK.search(self.tail, old - 1) is None
 
     def settle(self) -> list[ProseBlock]:
@@ -179,10 +183,12 @@ class ProseSplitter:
             self._prev_new_line = True  # a paragraph is followed by a blank line
         if final:
             self.tail, self._parsed_len, self._unsettled_from = "", 0, 0
+            self._line_start = 0
         elif keep > 0:
             cut = len("\n".join(lines[:spans[keep][0]])) + 1
             self.tail = self.tail[cut:]
             self._parsed_len = max(0, end - cut)
+            self._line_start -= cut
         return blocks
 
 
