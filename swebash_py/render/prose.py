@@ -20,7 +20,6 @@ line that starts with whitespace or a block marker (``# > + = -``, ``1.``,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TypedDict
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -89,13 +88,15 @@ class ProseState(TypedDict):
     prev_new_line: bool
 
 
-@dataclass(frozen=True)
 class ProseBlock:
     """Settled prose (one or more paragraphs), as ``blocks.Block``."""
 
-    source: str
-    markdown: Prose
-    gap_before: bool
+    __slots__ = ("gap_before", "markdown", "source")
+
+    def __init__(self, source: str, markdown: Prose, gap_before: bool) -> None:
+        self.source = source
+        self.markdown = markdown
+        self.gap_before = gap_before
 
 
 class ProseSplitter:
