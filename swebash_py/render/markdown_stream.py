@@ -11,7 +11,7 @@ would have reached itself, so the output is the same byte for byte.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 
@@ -101,7 +101,7 @@ class TailPreview:
                          self._open_fence)
         yield self._markdown(text)
 
-    def _markdown(self, text: str) -> Any:
+    def _markdown(self, text: str) -> RenderableType:
         if not self._open_fence and is_prose(text):
             return Prose(paragraphs(text))
         from swebash_py.render.md import FastMarkdown
