@@ -14,6 +14,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
+from swebash_py import startup_gc
 from swebash_py.agent.executor import PostHook, PreHook
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
@@ -99,6 +100,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
                   pre_hook=pre_hook, post_hook=post_hook)
     from swebash_py.team.wiring import start_uploader
 
+    startup_gc.settle()
     return Session(settings, store, recorder, client, registry, fitter, approver, agent,
                    jobs, extensions, start_uploader(settings, store))
 
