@@ -33,7 +33,7 @@ EVENTS_VERSION = 1
 
 
 class Event(msgspec.Struct, frozen=True):
-    """Base of all events."""
+    """Base of all events (subclasses inherit ``frozen``; they repeat it for mypy)."""
 
     type: ClassVar[str] = "event"
 
