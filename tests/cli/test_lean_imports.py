@@ -27,14 +27,14 @@ def loaded(fake_provider: Any, env: dict[str, str]) -> str:
 
 def test_a_one_shot_skips_httpx_cli_and_pydantic_plugin_scan(fake_provider: Any) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
-    assert loaded(fake_provider, env) == "['httpx', 'pydantic']"
+    assert loaded(fake_provider, env) == "['pydantic']"
 
 
 def test_the_twin_plugins_left_on_load_importlib_metadata(fake_provider: Any) -> None:
     """With pydantic's plugins not disabled, the loader (and importlib.metadata) is real,
     which the check above would see."""
     assert loaded(fake_provider, {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}) == (
-        "['httpx', 'importlib.metadata', 'pydantic']")
+        "['importlib.metadata', 'pydantic']")
 
 
 def test_pydantic_still_validates_with_the_plugin_loader_skipped() -> None:
