@@ -184,7 +184,11 @@ class Exchange:
                 raise
 
     async def _start(self, connection: Connection) -> Response:
-        await connection.send(self._request(), self.body, self.timeouts.write)
+        try:
+            request = self._request()
+        except h11.LocalProtocolError as exc:  # a header value no server may receive
+            raise TransportError(str(exc)) from exc
+        await connection.send(request, self.body, self.timeouts.write)
         while True:
             event = await connection.next_event(self.timeouts.read)
             if isinstance(event, h11.Response):
