@@ -58,7 +58,8 @@ def ssl_context() -> ssl.SSLContext:
 
 
 class _Disconnected(TransportError):
-    """The server closed the connection before any byte of a response."""
+    """The connection failed before any byte of a response came: on a kept-alive
+    connection, the server dropped it while idle and never saw the request."""
 
 
 class Connection:
@@ -68,6 +69,7 @@ class Connection:
         self.reader, self.writer = reader, writer
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEADER_BYTES)
         self.reused = False
+        self.received = False  # any byte of the current response
 
     def abort(self) -> None:
         """Close the socket now (no TLS goodbye: nothing is in flight worth it)."""
@@ -79,8 +81,10 @@ class Connection:
         if self.writer.is_closing() or self.reader.at_eof():
             return False
         sock = self.writer.get_extra_info("socket")
+        if sock is None:
+            return True
         try:
-            readable, _, _ = select.select([sock], [], [], 0) if sock is not None else ([], 0, 0)
+            readable, _, _ = select.select([sock], [], [], 0)
         except (OSError, ValueError):
             return False
         return not readable
@@ -108,7 +112,8 @@ class Connection:
                 return event
             data = await self._read(timeout)
             if not data and self.h11.their_state is h11.SEND_RESPONSE:
-                raise _Disconnected("Server disconnected without sending a response.")
+                raise self._failed("Server disconnected without sending a response.")
+            self.received = self.received or bool(data)
             self.h11.receive_data(data)
 
     async def _read(self, timeout: float | None) -> bytes:
@@ -118,7 +123,10 @@ class Connection:
         except TimeoutError:
             raise ReadTimeout("timed out waiting for data") from None
         except OSError as exc:
-            raise TransportError(str(exc) or type(exc).__name__) from exc
+            raise self._failed(str(exc) or type(exc).__name__) from exc
+
+    def _failed(self, detail: str) -> TransportError:
+        return TransportError(detail) if self.received else _Disconnected(detail)
 
     async def settle(self) -> bool:
         """Read on to the end of a response left unfinished, as far as its bytes are
@@ -150,6 +158,7 @@ class Connection:
         """Ready the connection for another request, if the last one ended cleanly."""
         if self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE:
             self.h11.start_next_cycle()
+            self.received = False
             return True
         return False
 
@@ -189,10 +198,11 @@ class Exchange:
         except h11.LocalProtocolError as exc:  # a header value no server may receive
             raise TransportError(str(exc)) from exc
         await connection.send(request, self.body, self.timeouts.write)
-        while True:
+        event = await connection.next_event(self.timeouts.read)
+        while isinstance(event, h11.InformationalResponse):  # 100 Continue and the like
             event = await connection.next_event(self.timeouts.read)
-            if isinstance(event, h11.Response):
-                break
+        if not isinstance(event, h11.Response):
+            raise TransportError(f"no response from the server ({type(event).__name__})")
         headers: dict[str, str] = {}
         for name, value in event.headers:
             key = name.decode("latin-1")
@@ -220,6 +230,8 @@ class Exchange:
                 yield bytes(event.data)
             elif isinstance(event, h11.EndOfMessage):
                 return
+            else:  # not possible mid-body; never spin on it
+                raise TransportError(f"the response body ended with {type(event).__name__}")
 
     async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:

@@ -182,6 +182,15 @@ async def test_a_body_cut_short_is_a_broken_stream(backend: DirectBackend) -> No
         await server.stop()
 
 
+async def test_an_interim_100_continue_is_skipped(backend: DirectBackend) -> None:
+    server = RawServer(b"HTTP/1.1 100 Continue\r\n\r\n" + content_length(SSE))
+    url = await server.start()
+    try:
+        assert answer(await ask(backend, url)) == "Hello, wörld!"
+    finally:
+        await server.stop()
+
+
 @pytest.mark.parametrize("framing", [content_length, chunked])
 async def test_the_next_request_reuses_the_connection(backend: DirectBackend,
                                                       framing: Any) -> None:
