@@ -271,6 +271,28 @@ async def test_an_injected_httpx_client_is_used(fake_provider: FakeProvider) -> 
 # ---------------------------------------------------------------- proxies
 
 
+@pytest.mark.parametrize("env", [
+    {}, {"HTTP_PROXY": "http://p:1"}, {"https_proxy": "p:2", "HTTPS_PROXY": "http://q:3"},
+    {"ALL_PROXY": "socks5://p:4"}, {"HTTP_PROXY": "http://p:1", "http_proxy": ""},
+    {"HTTP_PROXY": "http://p:1", "REQUEST_METHOD": "GET"},
+    {"http_proxy": "http://p:1", "REQUEST_METHOD": "GET"}, {"Ftp_Proxy": "http://p:5"},
+], ids=str)
+def test_proxies_are_found_as_urllib_finds_them(monkeypatch: pytest.MonkeyPatch,
+                                               env: dict[str, str]) -> None:
+    from urllib.request import getproxies_environment
+
+    from swebash_py.provider.proxies import environment_proxies, proxy_may_apply
+
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy") or name == "REQUEST_METHOD":
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert environment_proxies() == getproxies_environment()
+    found = getproxies_environment()
+    assert proxy_may_apply("http") == bool(found.get("http") or found.get("all"))
+
+
 async def test_behind_a_proxy_the_request_goes_through_it(
         backend: DirectBackend, monkeypatch: pytest.MonkeyPatch) -> None:
     proxy = RawServer(content_length(SSE))
