@@ -50,7 +50,7 @@ async def call_latency() -> tuple[float, float, float, float]:
     from swebash_py.tools.base import ToolContext
     from swebash_py.tools.registry import ToolRegistry
 
-    servers = Settings.model_validate(tomllib.loads(SERVERS)).mcp_servers
+    servers = Settings.from_data(tomllib.loads(SERVERS)).mcp_servers
     registry = ToolRegistry([])
     start = time.perf_counter()
     manager = McpManager(servers, ROOT, registry)

@@ -58,7 +58,7 @@ def main() -> None:
             rw = show("bwrap workspace-write", asyncio.run(per_command(ws, "write", runs)))
             print(f"sandbox cost per command: +{ro - plain:.1f} ms (read-only), "
                   f"+{rw - plain:.1f} ms (workspace-write)")
-    section = Settings.model_validate({}).sandbox
+    section = Settings().sandbox
     files = sum(1 for _ in ROOT.rglob("*"))
     print(f"this repo: {files} paths; wall and CPU time (CPU is steadier on a busy machine)")
     build_policy(section, "write", ROOT)  # the first walk fills the index

@@ -1,21 +1,22 @@
 """Settings: defaults < config file < environment < flags.
 
-The file is TOML (see ``config.example.toml``). Every problem becomes one
-``ConfigError`` naming the file, the key and what is wrong.
+The file is TOML (see ``config.example.toml``); each table is a ``Table``
+(``configtable``: a msgspec Struct). Every problem becomes one ``ConfigError``
+naming the file, the key and what is wrong (``configerrors``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+import msgspec
 
 from swebash_py.cli.names import ApprovalMode, SandboxMode
+from swebash_py.configtable import Table, check_field
 from swebash_py.errors import ConfigError
 from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
 from swebash_py.paths import config_path
@@ -23,19 +24,20 @@ from swebash_py.paths import config_path
 if TYPE_CHECKING:
     from swebash_py.project.loading import ProjectStatus
 
+Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
+PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
 
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-
-class ToolsSettings(Section):
-    command_timeout: float = Field(120.0, gt=0)
-    max_output_chars: int = Field(30_000, ge=1_000)
+class ToolsSettings(Table):
+    command_timeout: Positive = 120.0
+    max_output_chars: Annotated[int, msgspec.Meta(ge=1_000)] = 30_000
     workspace: Path | None = None  # checked to exist when loaded (load_settings)
 
 
 def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
     """Each rule parses (``ValueError`` naming the first that does not)."""
+    if not rules:
+        return rules
     from swebash_py.approvals.rules import parse_rule
 
     for rule in rules:
@@ -43,108 +45,105 @@ def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
     return rules
 
 
-class PermissionsSettings(Section):
-    allow: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
+class PermissionsSettings(Table):
+    allow: list[str] = msgspec.field(default_factory=list)
+    deny: list[str] = msgspec.field(default_factory=list)
 
-    @field_validator("allow", "deny")
-    @classmethod
-    def _valid_rules(cls, rules: list[str]) -> list[str]:
-        return _check_rules(rules)
+    def __post_init__(self) -> None:
+        check_field("allow", _check_rules, self.allow)
+        check_field("deny", _check_rules, self.deny)
 
 
-class WebSearchSettings(Section):
+def _http_url(value: str | None) -> None:
+    if value and not value.startswith(("http://", "https://")):
+        raise ValueError("must be an http:// or https:// URL")
+
+
+class WebSearchSettings(Table):
     backend: Literal["duckduckgo", "searxng", "brave"] = "duckduckgo"
     searxng_url: str | None = None
-    max_results: int = Field(5, ge=1, le=10)
+    max_results: Annotated[int, msgspec.Meta(ge=1, le=10)] = 5
     brave_api_key_env: str = "BRAVE_API_KEY"
 
-    @field_validator("searxng_url")
-    @classmethod
-    def _http_url(cls, value: str | None) -> str | None:
-        if value and not value.startswith(("http://", "https://")):
-            raise ValueError("must be an http:// or https:// URL")
-        return value or None
+    def __post_init__(self) -> None:
+        check_field("searxng_url", _http_url, self.searxng_url)
+        self.searxng_url = self.searxng_url or None
 
 
-class HooksSettings(Section):
-    pre_tool: list[str] = Field(default_factory=list)
-    post_tool: list[str] = Field(default_factory=list)
-    timeout: float = Field(60.0, gt=0)
+class HooksSettings(Table):
+    pre_tool: list[str] = msgspec.field(default_factory=list)
+    post_tool: list[str] = msgspec.field(default_factory=list)
+    timeout: Positive = 60.0
 
 
-class SandboxSettings(Section):
+class SandboxSettings(Table):
     mode: SandboxMode = "auto"
     network: bool = False
-    writable_roots: list[Path] = Field(default_factory=list)
-    host_allow: list[str] = Field(default_factory=list)
+    writable_roots: list[Path] = msgspec.field(default_factory=list)
+    host_allow: list[str] = msgspec.field(default_factory=list)
     preview: bool = True
-    preview_max_mb: int = Field(1024, ge=1)
+    preview_max_mb: Annotated[int, msgspec.Meta(ge=1)] = 1024
 
-    @field_validator("host_allow")
-    @classmethod
-    def _valid_patterns(cls, patterns: list[str]) -> list[str]:
-        return _check_rules(patterns, "run_command({})")
+    def __post_init__(self) -> None:
+        check_field("host_allow", lambda rules: _check_rules(rules, "run_command({})"),
+                    self.host_allow)
 
 
-class StoreSettings(Section):
+def _postgres_only(value: str | None) -> None:
+    if value and not value.startswith(("postgresql://", "postgres://")):
+        raise ValueError("must be a postgresql:// URL")
+
+
+class StoreSettings(Table):
     url: str | None = None  # postgresql://... (the team store); never printed whole
     upload_output: bool = False
 
-    @field_validator("url")
-    @classmethod
-    def _postgres_only(cls, value: str | None) -> str | None:
-        if value and not value.startswith(("postgresql://", "postgres://")):
-            raise ValueError("must be a postgresql:// URL")
-        return value or None
+    def __post_init__(self) -> None:
+        check_field("url", _postgres_only, self.url)
+        self.url = self.url or None
 
 
-class ShellInitSettings(Section):
+class ShellInitSettings(Table):
     key: str = "alt-\\"  # the key `ai shell-init` binds: alt-X or ctrl-X
 
 
-class Settings(Section):
+class Settings(Table, dict=True):  # dict: room for the run's project status, not a key
     model: str | None = None
     api_base: str | None = None
-    temperature: float | None = Field(None, ge=0, le=2)
-    max_tokens: int | None = Field(None, gt=0)
-    context_window: int | None = Field(None, gt=0)
-    max_iterations: int = Field(25, ge=1)
-    max_retries: int = Field(4, ge=0, le=20)
-    connect_timeout: float = Field(10.0, gt=0)
-    stream_idle_timeout: float = Field(120.0, gt=0)
+    temperature: Annotated[float, msgspec.Meta(ge=0, le=2)] | None = None
+    max_tokens: PositiveInt | None = None
+    context_window: PositiveInt | None = None
+    max_iterations: Annotated[int, msgspec.Meta(ge=1)] = 25
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=20)] = 4
+    connect_timeout: Positive = 10.0
+    stream_idle_timeout: Positive = 120.0
     approval: ApprovalMode = "ask"
     backend: Literal["auto", "direct", "litellm"] = "auto"
     system_prompt: str | None = None
     editing_mode: Literal["emacs", "vi"] = "emacs"
     notify: bool = True  # ring when a long turn ends or a question waits, unseen
-    notify_after: float = Field(10.0, ge=0)  # seconds a turn must take to ring at its end
+    notify_after: Annotated[float, msgspec.Meta(ge=0)] = 10.0  # seconds a turn must take
     notify_method: Literal["bell", "osc9"] = "bell"
-    tools: ToolsSettings = Field(default_factory=lambda: ToolsSettings.model_validate({}))
-    permissions: PermissionsSettings = Field(
-        default_factory=lambda: PermissionsSettings.model_validate({}))
-    web_search: WebSearchSettings = Field(
-        default_factory=lambda: WebSearchSettings.model_validate({}))
-    hooks: HooksSettings = Field(default_factory=lambda: HooksSettings.model_validate({}))
-    sandbox: SandboxSettings = Field(
-        default_factory=lambda: SandboxSettings.model_validate({}))
-    store: StoreSettings = Field(default_factory=lambda: StoreSettings.model_validate({}))
-    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
-    shell_init: ShellInitSettings = Field(
-        default_factory=lambda: ShellInitSettings.model_validate({}))
-    _project: ProjectStatus | None = PrivateAttr(default=None)  # this run's, if decided
+    tools: ToolsSettings = msgspec.field(default_factory=ToolsSettings)
+    permissions: PermissionsSettings = msgspec.field(default_factory=PermissionsSettings)
+    web_search: WebSearchSettings = msgspec.field(default_factory=WebSearchSettings)
+    hooks: HooksSettings = msgspec.field(default_factory=HooksSettings)
+    sandbox: SandboxSettings = msgspec.field(default_factory=SandboxSettings)
+    store: StoreSettings = msgspec.field(default_factory=StoreSettings)
+    mcp_servers: dict[str, McpServerSettings] = msgspec.field(default_factory=dict)
+    shell_init: ShellInitSettings = msgspec.field(default_factory=ShellInitSettings)
 
-    @field_validator("mcp_servers")
-    @classmethod
-    def _server_names(cls, servers: dict[str, McpServerSettings]
-                      ) -> dict[str, McpServerSettings]:
-        check_server_names(servers)
-        return servers
+    def __post_init__(self) -> None:
+        check_field("mcp_servers", check_server_names, self.mcp_servers)
 
     @property
     def project(self) -> ProjectStatus | None:
         """Whether this folder's ``.swebash/`` counts (None: not looked at)."""
-        return self._project
+        status: ProjectStatus | None = self.__dict__.get("_project")
+        return status
+
+    def set_project(self, status: ProjectStatus | None) -> None:
+        self.__dict__["_project"] = status
 
     @property
     def resolved_model(self) -> str:
@@ -201,15 +200,20 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
             data[key] = value
     data = _managed(data, flags or {})
     try:
-        settings = Settings.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe_validation_error(exc, path, flags or {})) from exc
+        settings = Settings.from_data(data)
+    except msgspec.ValidationError as exc:
+        from functools import partial
+
+        from swebash_py.configerrors import describe
+
+        source_of = partial(_source_of, path=path, flags=flags or {})
+        raise ConfigError(describe(exc, data, Settings, source_of)) from exc
     configured = settings.tools.workspace
     if configured is not None and not configured.expanduser().is_dir():
         source = _source_of("tools.workspace", path, flags or {})
         raise ConfigError(f"config error: {source}: key 'tools.workspace': no such directory: "
                           f"{configured}")
-    settings._project = status
+    settings.set_project(status)
     return settings
 
 
@@ -242,41 +246,12 @@ def read_config_file(path: Path) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config error: {path}: cannot read: {exc}") from exc
+    import tomllib  # only with a file to read (most runs have no managed policy)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config error: {path}: invalid TOML: {exc}") from exc
-
-
-def describe_validation_error(exc: ValidationError, path: Path, flags: dict[str, Any]) -> str:
-    """One line: where the bad value came from, which key, what is wrong."""
-    first = exc.errors()[0]
-    key = ".".join(str(part) for part in first["loc"])
-    source = _source_of(key, path, flags)
-    if first["type"] == "extra_forbidden":
-        problem = "unknown key" + _did_you_mean(first["loc"])
-    elif key == "store.url":  # the input may hold a password: never echo it
-        problem = str(first["msg"])
-    elif first["type"] == "value_error":  # our own validators: the message says it all
-        problem = str(first["msg"]).removeprefix("Value error, ")
-    else:
-        problem = f"{first['msg']} (got {first.get('input')!r})"
-    more = len(exc.errors()) - 1
-    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    return f"config error: {source}: key '{key}': {problem}{suffix}"
-
-
-def _did_you_mean(loc: tuple[int | str, ...]) -> str:
-    """`; did you mean 'model'?` for a misspelt key (``modle``), else ''."""
-    import difflib
-
-    model: Any = Settings
-    for part in loc[:-1]:  # walk down to the table that holds the key
-        field = model.model_fields.get(str(part)) if hasattr(model, "model_fields") else None
-        model = getattr(field, "annotation", None) if field else None
-    names = list(getattr(model, "model_fields", {}))
-    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:

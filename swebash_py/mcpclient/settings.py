@@ -5,33 +5,34 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import msgspec
+
+from swebash_py.configtable import Table
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+Seconds = Annotated[float, msgspec.Meta(gt=0)]
 
 
-class McpServerSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class McpServerSettings(Table):
     command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = msgspec.field(default_factory=list)
+    env: dict[str, str] = msgspec.field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
     enabled: bool = True
-    startup_timeout: float = Field(20.0, gt=0)
-    tool_timeout: float = Field(60.0, gt=0)
+    startup_timeout: Seconds = 20.0
+    tool_timeout: Seconds = 60.0
 
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpServerSettings:
+    def __post_init__(self) -> None:
+        """One transport: a command or an http(s) URL (a ``ValueError`` otherwise)."""
         if bool(self.command) == bool(self.url):
             raise ValueError("give either command (a stdio server) or url (streamable HTTP)")
         if self.url and not self.url.startswith(("http://", "https://")):
             raise ValueError("url must start with http:// or https://")
-        return self
 
     @property
     def transport(self) -> str:

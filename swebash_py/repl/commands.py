@@ -178,7 +178,7 @@ class SlashCommands:
                 self.repl.say(f"unknown sandbox mode {arg}: use {', '.join(SANDBOX_MODES)}",
                               "red")
                 return
-            section.mode = arg  # type: ignore[assignment]  # checked above
+            section.change(mode=arg)  # checked like the file (and above, for the words)
         self.repl.say(describe(self.repl.settings))
 
     async def cmd_tools(self, _arg: str) -> None:

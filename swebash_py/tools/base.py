@@ -84,7 +84,7 @@ class ToolContext:
     progress: Callable[[str], None] = lambda _text: None
     env: dict[str, str] | None = None
     sandbox: SandboxSettings = field(  # [sandbox]: the walls a command runs in
-        default_factory=lambda: SandboxSettings.model_validate({}))
+        default_factory=SandboxSettings)
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
     grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)

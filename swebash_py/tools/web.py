@@ -202,7 +202,7 @@ class WebSearch(Tool[WebSearchArgs]):
 
     def __init__(self, settings: WebSearchSettings | None = None,
                  backend: SearchBackend | None = None) -> None:
-        self.settings = settings or WebSearchSettings.model_validate({})
+        self.settings = settings or WebSearchSettings()
         self.backend = backend
 
     @classmethod

@@ -87,7 +87,7 @@ def test_every_documented_key_is_a_real_key(isolated: Path) -> None:
     example = (Path(__file__).parents[2] / "config.example.toml").read_text()
     uncommented = re.sub(r"(?m)^# (\w+ = .*|\[mcp_servers\.\w+\])$", r"\1", example)
     data = tomllib.loads(uncommented)
-    settings = Settings.model_validate(data)
+    settings = Settings.from_data(data)
     assert settings.model == "openai/gpt-4o-mini"
     assert settings.permissions.deny and settings.hooks.pre_tool
     assert settings.mcp_servers["time"].command and settings.mcp_servers["docs"].url

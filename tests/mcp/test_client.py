@@ -17,7 +17,7 @@ from tests.mcp.conftest import stdio_server, time_server
 
 
 def settings(**servers: dict[str, Any]) -> dict[str, McpServerSettings]:
-    return {name: McpServerSettings.model_validate(raw) for name, raw in servers.items()}
+    return {name: McpServerSettings.from_data(raw) for name, raw in servers.items()}
 
 
 async def started(servers: dict[str, McpServerSettings], workspace: Path
@@ -185,7 +185,7 @@ def test_doctor_lines_name_each_server(workspace: Path) -> None:
     from swebash_py.config import Settings
     from swebash_py.mcpclient.doctor import mcp_checks
 
-    settings = Settings.model_validate({"mcp_servers": {
+    settings = Settings.from_data({"mcp_servers": {
         "good": stdio_server(), "bad": stdio_server("--fail-at-start")}})
     lines = {name: (status, detail) for name, status, detail in mcp_checks(settings)}
     assert lines["mcp good"][0] == "ok" and "tools" in lines["mcp good"][1]

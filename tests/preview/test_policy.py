@@ -25,7 +25,7 @@ def pending(tool: Any, **args: Any) -> PendingCall:
 
 
 def settings(**sandbox: Any) -> Settings:
-    return Settings.model_validate({"sandbox": sandbox})
+    return Settings.from_data({"sandbox": sandbox})
 
 
 @needs_overlay

@@ -51,7 +51,7 @@ def children() -> list[str]:
 
 
 def preview(ws: Path, command: str, **extra: object) -> Preview:
-    settings = Settings.model_validate({"sandbox": extra} if extra else {})
+    settings = Settings.from_data({"sandbox": extra} if extra else {})
     policy = build_policy(settings.sandbox, "write", ws)
     return asyncio.run(run_preview(["/bin/bash", "-c", command], policy, timeout=30))
 
@@ -148,7 +148,7 @@ def test_the_overlay_is_gone_however_the_preview_ends(ws: Path, tmp_path: Path,
     parent = tmp_path / "mounts"
     parent.mkdir()
     monkeypatch.setattr(overlay, "tmpfs_parent", lambda: str(parent))
-    policy = build_policy(Settings.model_validate({}).sandbox, "write", ws)
+    policy = build_policy(Settings().sandbox, "write", ws)
     found = asyncio.run(run_preview(["/bin/bash", "-c", command], policy, timeout=1))
     assert found.changed  # caught, even when it timed out
     assert list(parent.iterdir()) == []  # the host mount point is gone already
@@ -165,7 +165,7 @@ def test_cancelled_while_running_leaves_nothing(ws: Path, tmp_path: Path,
     parent = tmp_path / "mounts"
     parent.mkdir()
     monkeypatch.setattr(overlay, "tmpfs_parent", lambda: str(parent))
-    policy = build_policy(Settings.model_validate({}).sandbox, "write", ws)
+    policy = build_policy(Settings().sandbox, "write", ws)
     before = set(os.listdir("/proc/self/fd"))
 
     async def cancel_it() -> None:

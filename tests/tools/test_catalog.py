@@ -14,7 +14,7 @@ from swebash_py.tools.registry import builtin_tool_classes, default_tools
 
 def drift(written: list[dict[str, object]]) -> list[str]:
     """What differs between ``written`` and what the tool classes say (names)."""
-    settings = Settings.model_validate({})
+    settings = Settings()
     real = {cls.name: cls.configured(settings) for cls in builtin_tool_classes()}
     problems = [] if [e["name"] for e in written] == list(real) else ["order or names"]
     for entry in written:
@@ -50,7 +50,7 @@ def test_a_changed_schema_would_be_caught() -> None:
 
 
 def test_lazy_tools_answer_like_the_real_ones() -> None:
-    settings = Settings.model_validate({})
+    settings = Settings()
     lazy = default_tools(settings)
     real = [cls.configured(settings) for cls in builtin_tool_classes()]
     assert [t.spec() for t in lazy] == [t.spec() for t in real]
@@ -66,7 +66,7 @@ async def test_a_lazy_tool_runs_its_class(tmp_path: object) -> None:
 
     assert isinstance(tmp_path, Path)
     (tmp_path / "a.txt").write_text("hello\n")
-    read = default_tools(Settings.model_validate({}))[0]
+    read = default_tools(Settings())[0]
     args = read.Args.model_validate({"path": "a.txt"})
     result = await read.run(args, ToolContext(workspace=tmp_path))
     assert "hello" in result.output and not result.is_error

@@ -23,7 +23,7 @@ CONTRACT = {
 
 
 def registry() -> ToolRegistry:
-    return ToolRegistry(default_tools(Settings.model_validate({})))
+    return ToolRegistry(default_tools(Settings()))
 
 
 def test_all_tools_match_the_contract() -> None:
@@ -50,6 +50,6 @@ def test_closest_name(asked: str, expected: str | None) -> None:
 def test_lookup_and_duplicates() -> None:
     reg = registry()
     assert reg.get("nope") is None and "read_file" in reg and len(reg) == len(CONTRACT)
-    tools = default_tools(Settings.model_validate({}))
+    tools = default_tools(Settings())
     with pytest.raises(ValueError, match="duplicate"):
         ToolRegistry([tools[0], tools[0]])

@@ -51,7 +51,7 @@ def show(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     try:
         settings, problem = load_settings(), None
     except ConfigError as exc:
-        settings, problem = Settings.model_validate({}), str(exc)
+        settings, problem = Settings(), str(exc)
         typer.echo(f"ai: {exc}", err=True)
     report = effective_report(settings)
     report["sources"] = value_sources()
@@ -104,7 +104,7 @@ def effective_report(settings: Settings) -> dict[str, Any]:
     from swebash_py.approvals import remembered
     from swebash_py.provider.routing import route
 
-    values = redact(settings.model_dump(mode="json"))
+    values = redact(settings.to_data())
     values["model"] = settings.resolved_model
     if settings.store.url:
         from swebash_py.team.url import mask
