@@ -14,7 +14,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from swebash_py.agent.hooks import hook_callbacks
+from swebash_py import startup_gc
+from swebash_py.agent.executor import PostHook, PreHook
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
@@ -93,14 +94,25 @@ def build_session(settings: Settings, *, resume: str | None = None,
                           command_timeout=settings.tools.command_timeout,
                           max_output_chars=settings.tools.max_output_chars,
                           checkpoints=recorder, jobs=jobs, sandbox=settings.sandbox)
-    pre_hook, post_hook = hook_callbacks(settings.hooks, cwd, on_notice)
+    pre_hook, post_hook = tool_hooks(settings, cwd, on_notice)
     agent = Agent(options, client.stream, registry, context, approver=approver,
                   history=history, recorder=recorder, fitter=fitter,
                   pre_hook=pre_hook, post_hook=post_hook)
     from swebash_py.team.wiring import start_uploader
 
+    startup_gc.settle()
     return Session(settings, store, recorder, client, registry, fitter, approver, agent,
                    jobs, extensions, start_uploader(settings, store))
+
+
+def tool_hooks(settings: Settings, cwd: str, on_notice: Callable[[str], None]
+               ) -> tuple[PreHook | None, PostHook | None]:
+    """The ``[hooks]`` around each tool call (their runner is imported only when set)."""
+    if not (settings.hooks.pre_tool or settings.hooks.post_tool):
+        return None, None
+    from swebash_py.agent.hooks import hook_callbacks
+
+    return hook_callbacks(settings.hooks, cwd, on_notice)
 
 
 def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, debug: bool,

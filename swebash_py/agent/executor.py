@@ -18,9 +18,7 @@ import json
 import time
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Protocol
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from swebash_py.agent.truncate import cap_middle
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
@@ -35,7 +33,12 @@ from swebash_py.events import (
     TurnEvent,
 )
 from swebash_py.sandbox.values import redact_result
-from swebash_py.tools.base import Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from swebash_py.tools.args import ToolArgs
 
 Emit = Callable[[TurnEvent], None]
 OnResult = Callable[[ToolResultBlock], None]
@@ -199,6 +202,8 @@ class ToolExecutor:
                     f"Received: {call.arguments[:300]!r}")
         if not isinstance(raw, dict):
             return f"the arguments of {call.name} must be a JSON object, got {type(raw).__name__}"
+        from pydantic import ValidationError  # loaded with the tool's own module
+
         try:
             return tool, tool.Args.model_validate(raw)
         except ValidationError as exc:

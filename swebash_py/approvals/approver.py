@@ -3,7 +3,9 @@
 ``check`` applies the mode, the configured and remembered rules (see
 ``policy.decide``). ``ask`` puts the question through an injected ``Asker``
 (the terminal, the REPL, or none at all) and turns the answer into a
-verdict; "always" stores a narrow rule for this workspace.
+verdict; "always" stores a narrow rule for this workspace. The policy (with
+its shell parser) and the sandbox grant are imported at the first call judged:
+an answer that calls no tool needs neither.
 """
 
 from __future__ import annotations
@@ -14,12 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from swebash_py.approvals import policy, remembered
+from swebash_py.approvals import remembered
 from swebash_py.approvals.audit import label_for
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.errors import StorageError
-from swebash_py.sandbox.grant import is_escalation, sandbox_decision
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,9 @@ class PolicyApprover:
                                           f"{exc}); asking instead")
 
     def _check(self, pending: PendingCall) -> Verdict:
+        from swebash_py.approvals import policy
+        from swebash_py.sandbox.grant import sandbox_decision
+
         args = pending.args.model_dump(exclude_none=True)
         traits = pending.tool.traits()
         sandboxed = traits.kind != "execute" or self._sandboxed()
@@ -115,6 +119,9 @@ class PolicyApprover:
         return answered
 
     async def _ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        from swebash_py.approvals import policy
+        from swebash_py.sandbox.grant import is_escalation
+
         escalation = is_escalation(pending.tool.name, pending.args.model_dump())
         if self._asker is None:
             if escalation:
@@ -167,6 +174,8 @@ class PolicyApprover:
             return (f"needs approval and there is no terminal to ask on; the approval mode is "
                     f"fixed to {self.mode} by the {self.mode_fixed_by} (--yes does not change "
                     "it)")
+        from swebash_py.approvals import policy
+
         rule = policy.suggest_rule(pending.tool.traits(),
                                    pending.args.model_dump(exclude_none=True),
                                    pending.preview, self.workspace)

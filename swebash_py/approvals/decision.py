@@ -9,11 +9,14 @@ one call at a time in emission order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.events import DecidedBy
-from swebash_py.tools.base import Preview, Tool, ToolArgs
+from swebash_py.tools.base import Preview, Tool
+
+if TYPE_CHECKING:
+    from swebash_py.tools.args import ToolArgs
 
 
 @dataclass

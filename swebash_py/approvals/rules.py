@@ -27,16 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swebash_py.approvals.shellparse import UNKNOWN, Analysis
-
 if TYPE_CHECKING:
+    from swebash_py.approvals.shellparse import Analysis
     from swebash_py.tools.base import ToolTraits
 
 Tools = Mapping[str, "ToolTraits"]
 
 _RULE = re.compile(r"^(mcp__[\w-]*\*?|[A-Za-z_][\w.-]*|\*)\s*(?:\((.*)\))?$", re.DOTALL)
 MCP_PREFIX = "mcp__"
-_WILD = ("$", "`", "*", "?", "[", "{", UNKNOWN)
+_WILD = ("$", "`", "*", "?", "[", "{")  # and shellparse.UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,10 @@ class Rule:
 
 
 def _loose_eq(word: str, rule_word: str) -> bool:
-    return word == rule_word or any(mark in word for mark in _WILD)
+    # the words come from an analysis: the parser is loaded (parsing rules needs none)
+    from swebash_py.approvals.shellparse import UNKNOWN
+
+    return word == rule_word or UNKNOWN in word or any(mark in word for mark in _WILD)
 
 
 def _glob_regex(glob: str, workspace: Path) -> re.Pattern[str]:

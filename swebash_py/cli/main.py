@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--help"], ["-h"], ["help"]):  # `ai help` is not a question
         sys.stdout.write(top_level_help(_prog()))
         return
+    from swebash_py import startup_gc
+
+    startup_gc.relax()  # until the session is built (build.build_session)
     # pydantic scans every installed package's entry points for plugins at
     # import (~10 ms); this program uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

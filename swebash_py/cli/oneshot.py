@@ -130,11 +130,9 @@ def _make_renderer(invocation: Invocation) -> Renderer:
     # stderr, so `ai "q" > answer.md` holds only the answer.
     if surely_plain(sys.stdout):
         return PipedText()  # PlainRenderer's output; rich only if a tool line comes
-    from rich.console import Console
-
     from swebash_py.render import make_renderer
 
-    return make_renderer(status=Console(stderr=True))
+    return make_renderer(status_to_stderr=True)
 
 
 class _Quiet:

@@ -3,7 +3,8 @@
 litellm ships its price and context-window map as
 ``litellm/model_prices_and_context_window_backup.json``. Importing litellm
 costs 3-4 s, so we locate the package with ``importlib.util.find_spec`` (which
-does not execute it) and read that file ourselves, once, on first use.
+does not execute it) and read that file ourselves, once, on first use (then a
+slim copy of it, see ``model_map``).
 
 Model strings are litellm's (``anthropic/claude-sonnet-4-5``, ``gpt-4o``,
 ``ollama_chat/llama3.1:8b``). A lookup tries the full string, the bare name,
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -60,29 +62,79 @@ FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", *_PRICE_KEYS,
           *(f"{key}_above_200k_tokens" for key in _PRICE_KEYS))
 
 
+HEADER = b"swebash model map 1\n"  # a cache file without it is rebuilt
+
+
+class ModelMap(Mapping[str, dict[str, Any]]):
+    """The slim map as its cache file's bytes: one ``"name"<TAB>{entry}`` line per
+    model, an entry decoded only when it is asked for (decoding all ~4000 of them
+    cost every run ~5 ms)."""
+
+    def __init__(self, lines: bytes) -> None:
+        self._lines = lines  # starts with HEADER, each line ends with a newline
+        self._found: dict[str, dict[str, Any] | None] = {}
+
+    def get(self, name: str, default: Any = None) -> Any:
+        found = self.entry(name)
+        return default if found is None else found
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        """The entry named exactly ``name``, or None."""
+        if name not in self._found:
+            self._found[name] = self._decode(name)
+        return self._found[name]
+
+    def _decode(self, name: str) -> dict[str, Any] | None:
+        key = b"\n" + json.dumps(name).encode() + b"\t"
+        start = self._lines.find(key)
+        if start < 0:
+            return None
+        start += len(key)
+        try:
+            entry = json.loads(self._lines[start:self._lines.index(b"\n", start)])
+        except ValueError:
+            return None
+        return entry if isinstance(entry, dict) else None
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        found = self.entry(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._lines.splitlines()[1:]:
+            with contextlib.suppress(ValueError):
+                yield json.loads(line.partition(b"\t")[0])
+
+    def __len__(self) -> int:
+        return self._lines.count(b"\n") - 1
+
+
 @cache
-def model_map() -> dict[str, dict[str, Any]]:
+def model_map() -> ModelMap:
     """The bundled map (loaded once); empty when litellm or its file is missing.
 
     Parsing the whole bundled file costs ~30 ms per process; a slim copy with
     only the fields we read is cached in the data directory, keyed on the
-    bundled file's size and mtime, so later runs parse a tenth of it.
+    bundled file's size and mtime, one model a line, so later runs decode only
+    the entries they look up.
     """
     path = _data_path()
     if path is None:
-        return {}
+        return ModelMap(HEADER)
     try:
         stat = path.stat()
     except OSError:
-        return {}
-    slim_path = data_dir() / "cache" / f"models-{stat.st_size}-{stat.st_mtime_ns}.json"
-    try:
-        return dict(json.loads(slim_path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        pass
-    slim = _slim(_load_full(path))
-    _write_quietly(slim_path, json.dumps(slim, separators=(",", ":")))
-    return slim
+        return ModelMap(HEADER)
+    slim_path = data_dir() / "cache" / f"models-{stat.st_size}-{stat.st_mtime_ns}.lines"
+    with contextlib.suppress(OSError):
+        lines = slim_path.read_bytes()
+        if lines.startswith(HEADER) and lines.endswith(b"\n"):
+            return ModelMap(lines)
+    lines = _as_lines(_slim(_load_full(path)))
+    _write_quietly(slim_path, lines)
+    return ModelMap(lines)
 
 
 def _load_full(path: Path) -> dict[str, dict[str, Any]]:
@@ -98,12 +150,19 @@ def _slim(full: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {name: {f: entry[f] for f in FIELDS if f in entry} for name, entry in full.items()}
 
 
-def _write_quietly(path: Path, text: str) -> None:
+def _as_lines(slim: dict[str, dict[str, Any]]) -> bytes:
+    """The cache file's bytes: ``HEADER``, then one ``"name"<TAB>{entry}`` line per model."""
+    return HEADER + "".join(
+        f"{json.dumps(name)}\t{json.dumps(entry, separators=(',', ':'))}\n"
+        for name, entry in slim.items()).encode()
+
+
+def _write_quietly(path: Path, data: bytes) -> None:
     """Write a cache file atomically; a cache that cannot be written is skipped."""
     from swebash_py.atomic import write_atomic
 
     with contextlib.suppress(OSError):
-        write_atomic(path, text.encode("utf-8"))
+        write_atomic(path, data)
 
 
 def _candidates(model: str) -> list[str]:
@@ -121,7 +180,7 @@ def model_entry(model: str) -> dict[str, Any] | None:
     """The map's entry for ``model`` (first matching candidate name), or None."""
     data = model_map()
     for name in _candidates(model.strip()):
-        if (entry := data.get(name)) is not None:
+        if (entry := data.entry(name)) is not None:
             return entry
     return None
 

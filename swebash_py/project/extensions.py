@@ -1,5 +1,6 @@
 """What the user and the project add to a session, built once with it:
-AGENTS.md instructions, custom slash commands and the MCP servers."""
+AGENTS.md instructions and the MCP servers; and custom slash commands, which
+only the REPL offers: it loads them (``load_custom_commands``) as a session starts."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from swebash_py.paths import config_path
 from swebash_py.project.agents_md import Instructions, load_instructions
-from swebash_py.project.commands import CustomCommand, load_commands
 from swebash_py.project.loading import ProjectStatus
 
 if TYPE_CHECKING:
     from swebash_py.config import Settings
     from swebash_py.mcpclient.manager import McpManager
+    from swebash_py.project.commands import CustomCommand
 
 
 def user_dir() -> Path:
@@ -36,6 +37,8 @@ class Extensions:
 
 
 def load_custom_commands(project: ProjectStatus) -> dict[str, CustomCommand]:
+    from swebash_py.project.commands import load_commands
+
     directories = [user_dir() / "commands"]
     if project.commands_dir is not None:
         directories.append(project.commands_dir)
@@ -44,13 +47,12 @@ def load_custom_commands(project: ProjectStatus) -> dict[str, CustomCommand]:
 
 def build_extensions(settings: Settings, registry: Any, *, tools_enabled: bool,
                      on_notice: Callable[[str], None] = lambda _n: None) -> Extensions:
-    """Instructions, commands and an MCP manager (not started) for ``settings``."""
+    """Instructions and an MCP manager (not started) for ``settings``."""
     project = settings.project or ProjectStatus()
     workspace = settings.workspace
     cwd = Path.cwd().resolve()
     here = cwd if cwd == workspace or workspace in cwd.parents else workspace
-    ext = Extensions(load_instructions(here, user_dir()), load_custom_commands(project),
-                     project)
+    ext = Extensions(load_instructions(here, user_dir()), project=project)
     servers = {n: s for n, s in settings.mcp_servers.items() if s.enabled}
     if tools_enabled and servers:
         from swebash_py.mcpclient.manager import McpManager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
 import time
 from collections.abc import Mapping
 
@@ -38,6 +37,8 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # a date here is rare: its parser stays off the start-up path
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -31,7 +31,8 @@ def __getattr__(name: str) -> Any:
 
 
 def make_renderer(
-    console: Console | None = None, *, plain: bool | None = None, **options: Any
+    console: Console | None = None, *, plain: bool | None = None,
+    status_to_stderr: bool = False, **options: Any
 ) -> Renderer | PlainRenderer:
     """A ``Renderer`` for a colour terminal, else a ``PlainRenderer``.
 
@@ -39,15 +40,19 @@ def make_renderer(
     plain. ``NO_COLOR`` keeps the rendered layout and drops only colour (rich's
     console honours it), as no-color.org asks. ``options`` go to the chosen class (``show_usage``,
     ``thinking``, ``status``, ...); options one class does not know are dropped.
+    ``status_to_stderr``: plain output's status lines go to a console on stderr
+    (made only when plain output is chosen).
     """
     from rich.console import Console
-
-    from swebash_py.render.plain import PlainRenderer
 
     console = console or Console()
     if plain is None:
         plain = not console.is_terminal or console.is_dumb_terminal
     if plain:
+        from swebash_py.render.plain import PlainRenderer
+
+        if status_to_stderr:
+            options.setdefault("status", Console(stderr=True))
         known = {"status", "show_usage", "result_lines"}
         return PlainRenderer(console, **{k: v for k, v in options.items() if k in known})
     options.pop("status", None)

@@ -72,6 +72,16 @@ class BlockSplitter:
         self._prev_new_line = False  # rich starts a document without a gap
         self._unsettled_from = 0  # where text added since the last settle starts
 
+    @classmethod
+    def resume(cls, make: MakeMarkdown, *, tail: str, held_cr: bool, parsed_len: int,
+               unsettled_from: int, prev_new_line: bool) -> BlockSplitter:
+        """A splitter in the state one would be in after settling, as ``prose.ProseSplitter``
+        did, the text before ``tail`` (plain paragraphs: no open fence, no references)."""
+        splitter = cls(make)
+        splitter._tail, splitter._held_cr, splitter._parsed_len = tail, held_cr, parsed_len
+        splitter._unsettled_from, splitter._prev_new_line = unsettled_from, prev_new_line
+        return splitter
+
     @property
     def tail(self) -> str:
         """The unsettled text (what a live preview shows)."""

@@ -2,19 +2,27 @@
 
 Model text is untrusted: every chunk is neutralized (escape sequences and
 control characters removed) before it reaches the splitter, once per chunk.
+While the text is plain prose it is split and drawn by ``prose`` (no markdown-it,
+rich Markdown or Pygments imported); the first chunk that could hold Markdown
+syntax hands the unsettled text to ``blocks.BlockSplitter``, in the state it
+would have reached itself, so the output is the same byte for byte.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
-from rich.markdown import Markdown
 
-from swebash_py.render.blocks import Block, BlockSplitter
-from swebash_py.render.md import FastMarkdown
+from swebash_py.render.prose import Prose, ProseBlock, ProseSplitter, is_prose, paragraphs
 from swebash_py.render.sanitize import StreamNeutralizer
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+    from rich.markdown import Markdown
+
+    from swebash_py.render.blocks import Block, BlockSplitter
 
 Sink = Callable[..., None]
 
@@ -25,18 +33,28 @@ class MarkdownStream:
     def __init__(self, sink: Sink, *, code_theme: str = "monokai") -> None:
         self._sink = sink
         self._code_theme = code_theme
-        self._splitter = BlockSplitter(self._markdown)
+        self._splitter: ProseSplitter | BlockSplitter = ProseSplitter()
         self._clean = StreamNeutralizer()
         self.printed = False
 
     def _markdown(self, source: str, *, parsed: list[Token] | None = None) -> Markdown:
+        from swebash_py.render.md import FastMarkdown
+
         return FastMarkdown(source, code_theme=self._code_theme, parsed=parsed)
 
     def feed(self, text: str) -> None:
         """Add a chunk (cheap: nothing is parsed or rendered here)."""
         text = self._clean.feed(text)
         if text:
-            self._splitter.add(text)
+            self._add(text)
+
+    def _add(self, text: str) -> None:
+        splitter = self._splitter
+        splitter.add(text)
+        if isinstance(splitter, ProseSplitter) and not splitter.prose:
+            from swebash_py.render.blocks import BlockSplitter
+
+            self._splitter = BlockSplitter.resume(self._markdown, **splitter.state())
 
     def settle(self) -> None:
         """Hand on the blocks settled since the last call (once per frame)."""
@@ -46,10 +64,11 @@ class MarkdownStream:
         """The text ended: hand on what is left."""
         rest = self._clean.finish()
         if rest:
-            self._splitter.feed(rest)
+            self._add(rest)
+            self._print(self._splitter.settle())
         self._print(self._splitter.finish())
 
-    def _print(self, blocks: list[Block]) -> None:
+    def _print(self, blocks: Sequence[Block | ProseBlock]) -> None:
         if not blocks:
             return
         out: list[RenderableType] = []
@@ -80,7 +99,14 @@ class TailPreview:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text = screenful(self._tail, console.height, console.height * options.max_width,
                          self._open_fence)
-        yield FastMarkdown(text, code_theme=self._code_theme)
+        yield self._markdown(text)
+
+    def _markdown(self, text: str) -> RenderableType:
+        if not self._open_fence and is_prose(text):
+            return Prose(paragraphs(text))
+        from swebash_py.render.md import FastMarkdown
+
+        return FastMarkdown(text, code_theme=self._code_theme)
 
 
 def screenful(tail: str, max_lines: int, max_chars: int, open_fence: bool) -> str:

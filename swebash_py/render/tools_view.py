@@ -6,16 +6,18 @@ import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.spinner import Spinner
 from rich.text import Text
 
 from swebash_py.agent.truncate import split_cut
 from swebash_py.events import ApprovalEvent
 from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
 from swebash_py.render.sanitize import StreamNeutralizer, one_line
+
+if TYPE_CHECKING:
+    from rich.spinner import Spinner
 
 _ARG_KEYS = ("command", "cmd", "path", "file_path", "pattern", "query", "url", "name")
 TAIL_LINES = 5
@@ -96,6 +98,8 @@ class ToolsView:
         self._spinners.pop(call_id, None)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.spinner import Spinner  # (and rich.table) only once a tool runs
+
         now = self._clock()
         parts: list[RenderableType] = []
         for state in self._tools.values():

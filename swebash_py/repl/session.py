@@ -118,6 +118,7 @@ class Repl:
         """The stored session and runtime, built on first use (the prompt comes first)."""
         if self._session is None:
             from swebash_py.build import build_session
+            from swebash_py.project.extensions import load_custom_commands
 
             invocation = self.invocation
             self._session = build_session(
@@ -125,6 +126,8 @@ class Repl:
                 continue_last=invocation.continue_last, no_tools=invocation.no_tools,
                 debug=invocation.debug, asker=self._ask, use_tty=False,
                 on_notice=self._notice)
+            ext = self._session.extensions
+            ext.commands = load_custom_commands(ext.project)  # the REPL's alone
         return self._session
 
     def _warm_up(self) -> None:

@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swebash_py.approvals.decision import Decision
 from swebash_py.approvals.rules import RuleSet
-from swebash_py.sandbox.policy import Grant
-from swebash_py.tools.base import Preview
+
+if TYPE_CHECKING:
+    from swebash_py.sandbox.policy import Grant
+    from swebash_py.tools.base import Preview
 
 READ_ONLY_COMMAND = "read-only command"  # policy.decide's reason for the built-in list
 ESCALATE_REASON = "asks to run outside the sandbox"

@@ -12,9 +12,10 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from swebash_py.checkpoints.model import FileChange, FileState, StoredChange
+if TYPE_CHECKING:
+    from swebash_py.checkpoints.model import FileChange, FileState, StoredChange
 
 _COLUMNS = ("c.id, c.turn_id, t.seq, c.path, c.tool, c.before, c.before_mode, c.after,"
             " c.after_mode, c.reverted, c.before_meta, c.after_meta")
@@ -106,6 +107,8 @@ class FileChangesMixin:
 
 
 def _stored(rows: list[Any]) -> Iterator[StoredChange]:
+    from swebash_py.checkpoints.model import FileChange, FileState, StoredChange  # undo reads them
+
     for r in rows:
         change = FileChange(str(r[3]), str(r[4]), FileState.from_row(_bytes(r[5]), r[6], r[10]),
                             FileState.from_row(_bytes(r[7]), r[8], r[11]))

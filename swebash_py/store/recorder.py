@@ -4,12 +4,14 @@ written as it completes; the session row is created lazily on the first turn."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swebash_py.approvals.audit import CallRecord
-from swebash_py.checkpoints.model import FileChange
 from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import SessionGone, StorageError
+
+if TYPE_CHECKING:
+    from swebash_py.checkpoints.model import FileChange
 
 
 class StoreRecorder:

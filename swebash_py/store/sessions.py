@@ -22,7 +22,6 @@ from swebash_py.engine.messages import Block, ImageBlock, Message, Role, ToolRes
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import SessionGone, UsageError
 from swebash_py.paths import ensure_data_dir
-from swebash_py.store import export as exporter
 from swebash_py.store import faults
 from swebash_py.store.changes import FileChangesMixin
 from swebash_py.store.ids import uuid7
@@ -304,6 +303,8 @@ class Store(FileChangesMixin, TeamRecordsMixin):
                             None if unknown else float(row[3]), int(row[5]), int(row[6]))
 
     def export(self, session_id: str, fmt: Literal["markdown", "json"] = "markdown") -> str:
+        from swebash_py.store import export as exporter  # `ai sessions export` only
+
         info = self.get_session(session_id)
         if info is None:
             raise UsageError(f"no session {session_id!r}")

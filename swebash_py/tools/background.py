@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -48,6 +47,8 @@ def _parent_death_hook() -> Callable[[], None] | None:
     """A ``preexec_fn`` asking the kernel to signal the child when we die (Linux)."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here: a session that starts no background command needs none
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         prctl = libc.prctl

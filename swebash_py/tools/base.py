@@ -1,9 +1,10 @@
 """A tool is an async function plus metadata.
 
-Arguments are a pydantic model (``extra="forbid"``); its JSON schema is what
-the model sees. A tool describes itself (``ToolTraits``): its ``kind``, which
-argument is a path, whether it is ``read_only`` (changes nothing, so it is
-safe to run concurrently) and its default approval. Rules, the policy,
+Arguments are a pydantic model (``tools.args.ToolArgs``, ``extra="forbid"``);
+its JSON schema is what the model sees. A tool describes itself
+(``ToolTraits``): its ``kind``, which argument is a path, whether it is
+``read_only`` (changes nothing, so it is safe to run concurrently) and its
+default approval. Rules, the policy,
 `ai tools` and the executor read these; no list of tool names is kept
 anywhere else. Failures a model can act on are
 returned as ``ToolResult(is_error=True)``, never raised (``ToolFailed`` is the
@@ -16,22 +17,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
-from swebash_py.checkpoints.model import Checkpointer
 from swebash_py.config import SandboxSettings
 from swebash_py.provider.base import ToolSpec
 
+if TYPE_CHECKING:
+    from swebash_py.checkpoints.model import Checkpointer
+    from swebash_py.tools.args import ToolArgs
 
-class ToolArgs(BaseModel):
-    """Base of every tool's arguments: unknown fields are rejected."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-A = TypeVar("A", bound=ToolArgs)
+A = TypeVar("A", bound="ToolArgs")
 
 ToolKind = Literal["read", "edit", "execute", "fetch", "other"]
 # How a call is approved by default (under `ask`; the modes and rules adjust it):

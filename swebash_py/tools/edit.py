@@ -25,7 +25,8 @@ from swebash_py.checkpoints.model import (
     new_file_mode,
     record_folders,
 )
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.nofollow import make_dirs_beneath, write_beneath
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 

@@ -26,7 +26,8 @@ import httpx
 from pydantic import Field
 
 from swebash_py.sandbox.values import redact
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.netaddr import Resolution, Resolver, resolve_host, system_resolver
 
 MAX_REDIRECTS = 5

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.search import search
 from swebash_py.tools.workspace import ResolvedPath, is_inside, real_workspace, resolve
 

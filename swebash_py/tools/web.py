@@ -24,7 +24,8 @@ import httpx
 from pydantic import Field
 
 from swebash_py.config import WebSearchSettings
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 
 TIMEOUT = 10.0
 MAX_RESULTS = 10

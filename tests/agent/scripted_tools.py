@@ -6,7 +6,8 @@ import asyncio
 import time
 from typing import ClassVar
 
-from swebash_py.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Tool, ToolContext, ToolResult
 
 
 class Journal:

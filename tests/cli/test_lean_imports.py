@@ -15,27 +15,45 @@ CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         " 'pydantic', 'httpx') if sys.modules.get(m) is not None), file=sys.stderr)\n")
 
 
-def loaded(fake_provider: Any, env: dict[str, str]) -> str:
-    from tests.fakeprovider import Reply
+def loaded(fake_provider: Any, env: dict[str, str], workspace: Path,
+           tool_call: bool = False) -> str:
+    """What a one-shot imported; with ``tool_call``, the model reads a file first
+    (validating its arguments is what imports pydantic)."""
+    from tests.fakeprovider import Reply, ToolCall
 
+    if tool_call:
+        (workspace / "notes.txt").write_text("hello\n")
+        fake_provider.queue(Reply(tool_calls=[ToolCall("c1", "read_file",
+                                                       '{"path": "notes.txt"}')]))
     fake_provider.queue(Reply(text="fine"))
     result = subprocess.run([sys.executable, "-c", CODE, fake_provider.url], capture_output=True,
-                            text=True, stdin=subprocess.DEVNULL, check=True,
+                            text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace,
                             env={k: v for k, v in {**os.environ, **env}.items() if v is not None})
-    assert result.stdout == "fine\n"
+    assert result.stdout.endswith("fine\n")
     return result.stderr.strip().splitlines()[-1]
 
 
-def test_a_one_shot_skips_httpx_cli_and_pydantic_plugin_scan(fake_provider: Any) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
-    assert loaded(fake_provider, env) == "['pydantic']"
+def without_plugin_setting() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
 
 
-def test_the_twin_plugins_left_on_load_importlib_metadata(fake_provider: Any) -> None:
+def test_a_text_only_one_shot_skips_httpx_cli_and_pydantic(fake_provider: Any,
+                                                            tmp_path: Path) -> None:
+    assert loaded(fake_provider, without_plugin_setting(), tmp_path) == "[]"
+
+
+def test_a_tool_call_loads_pydantic_without_its_plugin_scan(fake_provider: Any,
+                                                            tmp_path: Path) -> None:
+    assert loaded(fake_provider, without_plugin_setting(), tmp_path, tool_call=True) == (
+        "['pydantic']")
+
+
+def test_the_twin_plugins_left_on_load_importlib_metadata(fake_provider: Any,
+                                                          tmp_path: Path) -> None:
     """With pydantic's plugins not disabled, the loader (and importlib.metadata) is real,
     which the check above would see."""
-    assert loaded(fake_provider, {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}) == (
-        "['importlib.metadata', 'pydantic']")
+    assert loaded(fake_provider, {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}, tmp_path,
+                  tool_call=True) == "['importlib.metadata', 'pydantic']"
 
 
 def test_pydantic_still_validates_with_the_plugin_loader_skipped() -> None:

@@ -59,13 +59,17 @@ def test_slim_cache_is_written_then_used_with_the_same_answers(isolated: Path) -
 
     modelinfo.model_map.cache_clear()
     fresh = modelinfo.model_map()
-    cached_files = list((isolated / "data" / "cache").glob("models-*.json"))
+    cached_files = list((isolated / "data" / "cache").glob("models-*"))
     assert len(cached_files) == 1
     full = modelinfo._load_full(modelinfo._data_path())  # type: ignore[arg-type]
     assert fresh["gpt-4o"] == {k: v for k, v in full["gpt-4o"].items() if k in modelinfo.FIELDS}
     modelinfo.model_map.cache_clear()
-    cached_files[0].write_text('{"gpt-4o": {"max_input_tokens": 1234}}')  # prove it is read
-    assert modelinfo.context_window("openai/gpt-4o") == 1234
+    cached_files[0].write_bytes(modelinfo.HEADER + b'"gpt-4o"\t{"max_input_tokens":1234}\n')
+    assert modelinfo.context_window("openai/gpt-4o") == 1234  # proves it is read
+    assert dict(modelinfo.model_map()) == {"gpt-4o": {"max_input_tokens": 1234}}
+    modelinfo.model_map.cache_clear()
+    cached_files[0].write_text('{"gpt-4o": {"max_input_tokens": 1234}}')  # an old format
+    assert modelinfo.context_window("openai/gpt-4o") == full["gpt-4o"]["max_input_tokens"]
     modelinfo.model_map.cache_clear()
     cached_files[0].write_text("not json")  # a broken cache is rebuilt, not trusted
     assert modelinfo.context_window("openai/gpt-4o") == full["gpt-4o"]["max_input_tokens"]

@@ -97,3 +97,13 @@ def test_no_color_on_a_terminal_keeps_the_rendered_layout(monkeypatch: pytest.Mo
     console = Console(file=io.StringIO(), force_terminal=True, width=80)
     assert console.no_color
     assert isinstance(make_renderer(console, tick=None), Renderer)
+
+
+def test_status_to_stderr_is_made_only_for_plain_output() -> None:
+    """The one-shot's status console on stderr exists only when plain output is chosen."""
+    plain = make_renderer(Console(file=io.StringIO()), status_to_stderr=True)
+    assert isinstance(plain, PlainRenderer)
+    assert plain.status is not plain.console and plain.status.stderr
+    tty = Console(file=io.StringIO(), force_terminal=True)
+    assert isinstance(make_renderer(tty, status_to_stderr=True, tick=None), Renderer)
+    assert make_renderer(Console(file=io.StringIO())).status.stderr is False  # the twin

@@ -11,7 +11,8 @@ import pytest
 from swebash_py.approvals.policy import decide, suggest_rule
 from swebash_py.approvals.rules import RuleSet, parse_rule
 from swebash_py.cli.commands.tools_cmd import confirmation
-from swebash_py.tools.base import Preview, Tool, ToolArgs, ToolContext, ToolResult, ToolTraits
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult, ToolTraits
 from swebash_py.tools.registry import builtin_traits
 
 

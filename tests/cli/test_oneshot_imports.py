@@ -1,0 +1,63 @@
+"""What only a tool call, an approval, MCP, checkpoints or the team store needs stays
+off the path of a one-shot answer that calls no tool; so does HTTP/2 (h2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+# ours, each needed only once the model calls a tool (or a feature is configured)
+OURS = tuple(f"swebash_py.{name}" for name in (
+    "approvals.policy", "approvals.shellparse", "agent.hooks", "project.commands",
+    "tools.args", "tools.files", "tools.find", "tools.command", "tools.edit", "tools.fetch",
+    "tools.web", "tools.jobs", "checkpoints.model", "checkpoints.flow", "checkpoints.revert",
+    "sandbox.runner", "sandbox.policy", "mcpclient.connection", "mcpclient.manager",
+    "mcpclient.tool", "team.remote", "team.uploader", "preview.policy", "ui.tty_asker",
+))
+HEAVY = (*OURS, "h2")  # h2: httpcore's HTTP/2 (lean_imports)
+
+CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
+        "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
+        "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n")
+
+
+def heavy_loaded(fake_provider: Any, workspace: Path, **env: str) -> str:
+    result = subprocess.run([sys.executable, "-c", CODE, fake_provider.url], capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace,
+                            env={**os.environ, **env})
+    assert result.stdout.endswith("fine\n")
+    return result.stderr.strip().splitlines()[-1]
+
+
+def test_a_text_only_one_shot_imports_none_of_them(fake_provider: Any, tmp_path: Path) -> None:
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="fine"))
+    assert heavy_loaded(fake_provider, tmp_path) == "[]"
+
+
+def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
+                                                             tmp_path: Path) -> None:
+    """The same check sees them once a call is validated and judged."""
+    from tests.fakeprovider import Reply, ToolCall
+
+    (tmp_path / "notes.txt").write_text("hello\n")
+    fake_provider.queue(Reply(tool_calls=[ToolCall("c1", "read_file",
+                                                   json.dumps({"path": "notes.txt"}))]))
+    fake_provider.queue(Reply(text="fine"))
+    loaded = heavy_loaded(fake_provider, tmp_path)
+    for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files"):
+        assert f"'swebash_py.{module}'" in loaded
+
+
+def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
+    """With litellm's HTTP/2 switched on, httpcore's HTTP/2 side (and h2) stays."""
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="fine"))
+    assert heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True") == "['h2']"
