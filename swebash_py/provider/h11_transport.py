@@ -75,10 +75,20 @@ class Connection:
         """Close the socket now (no TLS goodbye: nothing is in flight worth it)."""
         self.writer.transport.abort()
 
-    def usable(self) -> bool:
-        """Whether an idle connection can take a request: open, and the server has
-        neither closed it nor sent anything since."""
-        if self.writer.is_closing() or self.reader.at_eof():
+    def finished(self) -> bool:
+        """Whether the request went out whole and the response came to its end."""
+        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+
+    async def reusable(self) -> bool:
+        """Whether an idle connection can take the next request: the last response
+        ends in what has already arrived, and the server has neither closed the
+        connection nor sent anything after that end."""
+        if self.writer.is_closing() or not await self.settle():
+            return False
+        return self.renew() and self._quiet()
+
+    def _quiet(self) -> bool:
+        if self.reader.at_eof():
             return False
         sock = self.writer.get_extra_info("socket")
         if sock is None:
@@ -156,7 +166,7 @@ class Connection:
 
     def renew(self) -> bool:
         """Ready the connection for another request, if the last one ended cleanly."""
-        if self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE:
+        if self.finished():
             self.h11.start_next_cycle()
             self.received = False
             return True
@@ -238,13 +248,10 @@ class Exchange:
         connection, self.connection = self.connection, None
         if connection is None:
             return
-        try:
-            if kind is None:  # a stream left at its last event: its end may be here already
-                await connection.settle()
-        except BaseException:
-            connection.abort()
-            raise
-        if (kind is None or issubclass(kind, Exception)) and connection.renew():
+        if kind is None or (issubclass(kind, Exception) and connection.finished()):
+            # a stream left at its last event ends in the pool: the rest of its
+            # body (a chunked stream's terminator) is read when the pool next
+            # hands the connection out, by when it has long arrived
             self.pool.release(_origin(self.url), connection)
         else:
             connection.abort()
@@ -267,7 +274,7 @@ class Pool:
         idle = self._idle.get(origin, [])
         while idle:
             connection = idle.pop()
-            if connection.usable():
+            if await connection.reusable():
                 connection.reused = True
                 return connection
             connection.abort()

@@ -60,7 +60,8 @@ def test_the_twin_a_proxy_in_the_environment_takes_the_httpx_path(
 
 def kept_after_the_loop(fake_provider: FakeProvider) -> tuple[int, bool]:
     """Answer one request on a loop, end the loop as ``asyncio.run`` does (cancel
-    what still runs): (the connections kept for reuse, whether they were closed)."""
+    what still runs): (the connections kept for reuse, whether they were closed).
+    A stream left at ``[DONE]`` is kept whether or not its terminator came yet."""
     backend = DirectBackend("openai")
 
     async def go() -> list[Connection]:
@@ -142,10 +143,7 @@ class RawServer:
         self.connections += 1
         try:
             while self.answers:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length:"))
-                self.requests.append(head + await reader.readexactly(length))
+                self.requests.append(await read_request(reader))
                 writer.write(self.answers.pop(0))
                 await writer.drain()
                 if self.close_after:
@@ -158,6 +156,14 @@ class RawServer:
     async def stop(self) -> None:
         self.server.close()
         await self.server.wait_closed()
+
+
+async def read_request(reader: asyncio.StreamReader) -> bytes:
+    """One request (head and body) from the client."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    return head + await reader.readexactly(length)
 
 
 @pytest.fixture
@@ -224,6 +230,56 @@ async def test_the_next_request_reuses_the_connection(backend: DirectBackend,
     assert server.connections == 1
 
 
+class LateTerminator(RawServer):
+    """A chunked stream whose closing ``0\\r\\n\\r\\n`` waits for ``release``: the
+    client stops reading at ``[DONE]`` before the end of the body has come."""
+
+    def __init__(self) -> None:
+        whole = chunked(SSE)
+        super().__init__(whole[:-5], whole)
+        self.release = asyncio.Event()
+        self.sent_end = asyncio.Event()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            self.requests.append(await read_request(reader))
+            writer.write(self.answers.pop(0))
+            await self.release.wait()
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            self.sent_end.set()
+            self.requests.append(await read_request(reader))  # the next, on this connection
+            writer.write(self.answers.pop(0))
+            await writer.drain()
+            await reader.read()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+async def test_a_stream_left_before_its_end_came_is_reused_once_the_end_is_in(
+        backend: DirectBackend) -> None:
+    """The real case (a chunked stream left at ``[DONE]``) made certain: the pool keeps
+    the connection and reads the body's end when it hands the connection out."""
+    server = LateTerminator()
+    url = await server.start()
+    try:
+        assert answer(await ask(backend, url)) == "Hello, wörld!"
+        assert backend._pool is not None
+        kept = [c for idle in backend._pool._idle.values() for c in idle]
+        assert len(kept) == 1 and not kept[0].finished()  # the end had not come
+        server.release.set()
+        await server.sent_end.wait()
+        while not await kept[0].settle():  # until the body's end is in
+            await asyncio.sleep(0)
+        assert answer(await ask(backend, url)) == "Hello, wörld!"
+    finally:
+        await server.stop()
+    assert server.connections == 1 and backend._pool.connections_made == 1
+
+
 async def test_the_twin_a_server_that_says_close_gets_a_new_connection(
         backend: DirectBackend) -> None:
     server = RawServer(content_length(SSE, "connection: close"),
@@ -243,7 +299,7 @@ async def test_a_kept_connection_the_server_dropped_is_replaced(
     """The server closes without saying so: the next request still goes through,
     whether the pool sees the close before reuse or the request finds it (a race)."""
     if not checked:
-        monkeypatch.setattr(Connection, "usable", lambda self: True)
+        monkeypatch.setattr(Connection, "_quiet", lambda self: True)
     server = RawServer(content_length(SSE), content_length(SSE), close_after=True)
     url = await server.start()
     try:
@@ -256,9 +312,15 @@ async def test_a_kept_connection_the_server_dropped_is_replaced(
 
 async def test_reuse_against_the_scripted_provider(backend: DirectBackend,
                                                    fake_provider: FakeProvider) -> None:
-    """The real case: a chunked stream left at ``[DONE]``, then the next round."""
+    """The real case: a chunked stream left at ``[DONE]``, then (the tools' time
+    later) the next round."""
     fake_provider.queue(Reply(text="one"), Reply(text="two"))
     assert answer(await ask(backend, fake_provider.url)) == "one"
+    assert backend._pool is not None
+    kept = [c for idle in backend._pool._idle.values() for c in idle]
+    assert len(kept) == 1
+    while not await kept[0].settle():  # until the body's end is in
+        await asyncio.sleep(0)
     assert answer(await ask(backend, fake_provider.url)) == "two"
     assert backend._pool is not None and backend._pool.connections_made == 1
 
