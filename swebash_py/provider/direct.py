@@ -1,8 +1,10 @@
-"""The direct backend: httpx + SSE for the OpenAI and Anthropic wire formats.
+"""The direct backend: HTTP + SSE for the OpenAI and Anthropic wire formats.
 
-No litellm on this path. HTTP and transport failures become our errors here
-(``raise X from exc``); the backend never retries. Cancelling the task that
-iterates ``stream()`` closes the HTTP connection.
+No litellm on this path. The request goes over the lean h11 transport
+(``h11_transport``), or over httpx when a proxy may apply or a client was
+injected (``httpx_transport``, imported only then). HTTP and transport failures
+become our errors here (``raise X from exc``); the backend never retries.
+Cancelling the task that iterates ``stream()`` closes the HTTP connection.
 """
 
 from __future__ import annotations
@@ -11,13 +13,11 @@ import asyncio
 import json
 import os
 import re
-import ssl
 from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
-from urllib.parse import urlsplit
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+from urllib.parse import SplitResult, urlsplit
 
 from swebash_py.errors import (
     MissingApiKey,
@@ -30,9 +30,22 @@ from swebash_py.events import ProviderEvent
 from swebash_py.provider import anthropic_wire, openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.errormap import error_for_status, retry_after_seconds
+from swebash_py.provider.h11_transport import Pool
+from swebash_py.provider.http_reply import (
+    ConnectError,
+    ConnectTimeout,
+    ReadTimeout,
+    Response,
+    Timeouts,
+    TransportError,
+)
 from swebash_py.provider.idle import idle_limited
+from swebash_py.provider.proxies import proxy_may_apply
 from swebash_py.provider.retry import REFUSED_RETRIES, connection_refused
-from swebash_py.provider.sse import iter_sse
+from swebash_py.provider.sse import iter_sse, text_lines
+
+if TYPE_CHECKING:
+    import httpx
 from swebash_py.provider.streamcheck import check_content_type, check_first_line
 
 Wire = Literal["openai", "anthropic"]
@@ -97,7 +110,7 @@ def _need_key(key: str | None, api_base: str | None, env: str, provider: str) ->
 
 
 class DirectBackend:
-    """Streams from OpenAI-compatible and Anthropic endpoints with httpx."""
+    """Streams from OpenAI-compatible and Anthropic endpoints."""
 
     name = "direct"
 
@@ -105,51 +118,59 @@ class DirectBackend:
         self.wire: Wire = wire
         self._client = client
         self._own: dict[bool, httpx.AsyncClient] = {}  # keyed by "is https"
+        self._pool: Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def aclose(self) -> None:
-        """Close the clients this backend created (an injected one is the caller's)."""
+        """Close the connections this backend made (an injected client is the caller's)."""
         own, self._own = self._own, {}
+        pool, self._pool = self._pool, None
         for client in own.values():
             await client.aclose()
+        if pool is not None:
+            await pool.aclose()
 
-    def _http(self, url: str) -> httpx.AsyncClient:
-        """The injected client, else one of ours for this loop and URL scheme.
-
-        Plain-http URLs (local servers) get a client without TLS set up: loading
-        the CA bundle costs ~20 ms of start-up (and ``verify=False`` ~25 ms) and
-        such a client never uses it. Its bare context still requires
-        verification and trusts no CA, so it fails closed if ever used for https.
-        """
+    def _post(self, target: Target, timeouts: Timeouts) -> AbstractAsyncContextManager[Response]:
+        """The injected client, else the lean transport, else (a proxy may apply,
+        or an unusual URL) one of our httpx clients; ours are per event loop, as
+        connections are bound to one."""
         if self._client is not None:
-            return self._client
+            from swebash_py.provider import httpx_transport
+
+            return httpx_transport.post(self._client, target.url, target.headers, target.body,
+                                        timeouts)
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:  # connection pools are bound to one event loop
-            self._own, self._loop = {}, loop
-        tls = not url.startswith("http://")
+        if self._loop is not loop:
+            self._own, self._pool, self._loop = {}, None, loop
+        url = urlsplit(target.url)
+        if lean_fits(url, target.url):
+            self._pool = self._pool or Pool()
+            return self._pool.post(url, target.headers, json_body(target.body), timeouts)
+        from swebash_py.provider import httpx_transport
+
+        tls = not target.url.startswith("http://")
         if tls not in self._own:
-            verify: bool | ssl.SSLContext = True if tls else ssl.SSLContext(
-                ssl.PROTOCOL_TLS_CLIENT)
-            self._own[tls] = httpx.AsyncClient(verify=verify)
-        return self._own[tls]
+            self._own[tls] = httpx_transport.new_client(tls)
+        return httpx_transport.post(self._own[tls], target.url, target.headers, target.body,
+                                    timeouts)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Send ``request`` and yield provider events as the reply streams."""
         target = build_target(self.wire, request)
         parser: _Parser = (openai_wire.OpenAIParser() if self.wire == "openai"
                            else anthropic_wire.AnthropicParser())
-        timeout = httpx.Timeout(request.timeout, connect=request.connect_timeout,
-                                pool=request.connect_timeout, read=request.stall_timeout)
+        timeouts = Timeouts(connect=request.connect_timeout, read=request.stall_timeout,
+                            write=request.timeout)
         started = False
         try:
-            async with self._http(target.url).stream("POST", target.url, headers=target.headers,
-                                           json=target.body, timeout=timeout) as response:
+            async with self._post(target, timeouts) as response:
                 if response.status_code >= 400:
                     await response.aread()
                     raise status_error(response, target.host)
                 check_content_type(response.headers.get("content-type"), target.host)
                 started = True
-                events = iter_sse(sse_lines(response.aiter_lines(), target.host))
+                lines = text_lines(response.aiter_bytes())
+                events = iter_sse(sse_lines(lines, target.host))
                 async for event, data in idle_limited(events, request.stall_timeout,
                                                       target.host):
                     for item in parser.feed(event, data):
@@ -158,39 +179,46 @@ class DirectBackend:
                         return
             for item in parser.end():
                 yield item
-        except httpx.HTTPError as exc:
+        except TransportError as exc:
             raise transport_error(exc, target.host, started, request.stall_timeout) from exc
         except (ValueError, KeyError, TypeError) as exc:
             raise StreamCut(f"malformed event from {target.host}: {exc}") from exc
 
 
+def lean_fits(url: SplitResult, raw: str) -> bool:
+    """Whether the lean transport serves ``url``: http(s), no proxy may apply, and
+    nothing httpx would rewrite (credentials in the URL, non-ASCII, spaces)."""
+    return (url.scheme in ("http", "https") and bool(url.hostname)
+            and url.username is None and url.password is None
+            and raw.isascii() and raw.isprintable() and " " not in raw
+            and not proxy_may_apply(url.scheme))
+
+
+def json_body(body: dict[str, Any]) -> bytes:
+    """The request body as httpx encodes ``json=``."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).encode("utf-8")
+
+
 # ---------------------------------------------------------------- error mapping
 
 
-def transport_error(exc: httpx.HTTPError, host: str, started: bool,
+def transport_error(exc: TransportError, host: str, started: bool,
                     stall: float) -> ProviderError:
     """A transport failure as one of our errors."""
-    if isinstance(exc, httpx.ReadTimeout):
+    if isinstance(exc, ReadTimeout):
         return StreamStalled(f"stalled: no data from {host} for {stall:g} s "
                              "(stream_idle_timeout)")
-    if isinstance(exc, httpx.ConnectTimeout):
+    if isinstance(exc, ConnectTimeout):
         return ProviderUnavailable(f"cannot reach {host}: no connection within "
-                                   f"{_seconds(exc):g} s (connect_timeout)")
+                                   f"{exc.seconds:g} s (connect_timeout)")
     detail = str(exc) or type(exc).__name__
     if started:
         return StreamCut(f"the stream from {host} broke: {detail}")
-    if isinstance(exc, httpx.ConnectError) and connection_refused(exc):
+    if isinstance(exc, ConnectError) and connection_refused(exc):
         return ProviderUnavailable(f"cannot reach {host}: connection refused (is the server "
                                    "running? check api_base)", retry_limit=REFUSED_RETRIES)
     return ProviderUnavailable(f"cannot reach {host}: {detail}")
-
-
-def _seconds(exc: httpx.TimeoutException) -> float:
-    try:
-        value = exc.request.extensions.get("timeout", {}).get("connect")
-    except RuntimeError:  # no request attached
-        value = None
-    return float(value) if value else 0.0
 
 
 async def sse_lines(lines: AsyncIterator[str], host: str) -> AsyncIterator[str]:
@@ -203,14 +231,14 @@ async def sse_lines(lines: AsyncIterator[str], host: str) -> AsyncIterator[str]:
         yield line
 
 
-def status_error(response: httpx.Response, host: str) -> ProviderError:
+def status_error(response: Response, host: str) -> ProviderError:
     """A non-2xx response as one of our errors, with the provider's own message."""
     return error_for_status(response.status_code, error_message(response),
                             parse_retry_after(response.headers), provider=host,
                             context=_is_context_error(response))
 
 
-def error_message(response: httpx.Response) -> str:
+def error_message(response: Response) -> str:
     """The provider's message from an error body (OpenAI, Anthropic or plain text)."""
     try:
         body = response.json()
@@ -227,7 +255,7 @@ def error_message(response: httpx.Response) -> str:
     return " ".join(str(text).split())[:500]
 
 
-def _is_context_error(response: httpx.Response) -> bool:
+def _is_context_error(response: Response) -> bool:
     try:
         error = response.json().get("error")
     except (ValueError, AttributeError, UnicodeDecodeError):
@@ -235,6 +263,6 @@ def _is_context_error(response: httpx.Response) -> bool:
     return isinstance(error, dict) and error.get("code") == "context_length_exceeded"
 
 
-def parse_retry_after(headers: httpx.Headers) -> float | None:
+def parse_retry_after(headers: dict[str, str]) -> float | None:
     """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or date)."""
-    return retry_after_seconds(dict(headers))
+    return retry_after_seconds(headers)

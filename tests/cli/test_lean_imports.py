@@ -39,13 +39,13 @@ def without_plugin_setting() -> dict[str, str]:
 
 def test_a_text_only_one_shot_skips_httpx_cli_and_pydantic(fake_provider: Any,
                                                             tmp_path: Path) -> None:
-    assert loaded(fake_provider, without_plugin_setting(), tmp_path) == "['httpx']"
+    assert loaded(fake_provider, without_plugin_setting(), tmp_path) == "[]"
 
 
 def test_a_tool_call_loads_pydantic_without_its_plugin_scan(fake_provider: Any,
                                                             tmp_path: Path) -> None:
     assert loaded(fake_provider, without_plugin_setting(), tmp_path, tool_call=True) == (
-        "['httpx', 'pydantic']")
+        "['pydantic']")
 
 
 def test_the_twin_plugins_left_on_load_importlib_metadata(fake_provider: Any,
@@ -53,7 +53,7 @@ def test_the_twin_plugins_left_on_load_importlib_metadata(fake_provider: Any,
     """With pydantic's plugins not disabled, the loader (and importlib.metadata) is real,
     which the check above would see."""
     assert loaded(fake_provider, {"PYDANTIC_DISABLE_PLUGINS": "some_plugin"}, tmp_path,
-                  tool_call=True) == "['httpx', 'importlib.metadata', 'pydantic']"
+                  tool_call=True) == "['importlib.metadata', 'pydantic']"
 
 
 def test_pydantic_still_validates_with_the_plugin_loader_skipped() -> None:

@@ -56,8 +56,11 @@ def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
 
 
 def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
-    """With litellm's HTTP/2 switched on, httpcore's HTTP/2 side (and h2) stays."""
+    """With litellm's HTTP/2 switched on, httpcore's HTTP/2 side (and h2) stays. (A proxy
+    set, which NO_PROXY bypasses, puts the direct backend on httpx, as only then is
+    httpcore loaded; tests/provider/test_lean_transport.py sees no h2 there without it.)"""
     from tests.fakeprovider import Reply
 
     fake_provider.queue(Reply(text="fine"))
-    assert heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True") == "['h2']"
+    assert heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True",
+                        HTTP_PROXY="http://127.0.0.1:9") == "['h2']"
