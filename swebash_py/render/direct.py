@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from markdown_it.token import Token
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
 from rich.markdown import Markdown, UnknownElement
@@ -133,33 +134,38 @@ class Direct:
         self._stack.append(style)
         return style
 
-    def _build(self, name: str, inline: Token) -> Text:
-        """The element's text, styled as rich's context styles it."""
+    def _runs(self, name: str, inline: Token) -> list[tuple[str, Style]]:
+        """The element's text as appended to its ``Text``: (piece, style) runs,
+        styled as rich's context styles them."""
         self._push(name)
-        text = Text(justify="left")
+        runs: list[tuple[str, Style]] = []
         stack = self._stack
         for child in inline.children or ():
             kind = child.type
             if kind == "text":
-                text.append(child.content, stack[-1])
+                runs.append((child.content, stack[-1]))
             elif kind == "softbreak":
-                text.append(" ", stack[-1])
+                runs.append((" ", stack[-1]))
             elif kind == "code_inline":
-                self._push("markdown.code")
-                if child.content:
-                    text.append(child.content, stack[-1])
+                runs.append((child.content, self._push("markdown.code")))
                 stack.pop()
             elif child.nesting == 1:
                 self._push(f"markdown.{child.tag}")
             else:
                 stack.pop()
         stack.pop()
-        return text
+        return runs
 
     def _text(self, name: str, inline: Token, out: list[Segment]) -> None:
-        text = self._build(name, inline)
-        fast = one_line(self._console, self._options, text)
-        out.extend(self._console.render(text, self._options) if fast is None else fast)
+        runs = self._runs(name, inline)
+        line = one_line_runs(runs, self._options.max_width)
+        if line is None:
+            text = Text(justify="left")
+            for piece, style in runs:
+                text.append(piece, style)
+            fast = one_line(self._console, self._options, text)
+            line = list(self._console.render(text, self._options) if fast is None else fast)
+        out.extend(line)
 
     def _fence(self, token: Token, out: list[Segment]) -> None:
         name = (token.info or "").partition(" ")[0] or "text"
@@ -188,14 +194,12 @@ class Direct:
         lines: list[list[Segment]] = []
         for k in range(count):
             item_style = self._push("markdown.item")
-            text = self._build("markdown.paragraph", items[5 * k + 2])
+            runs = self._runs("markdown.paragraph", items[5 * k + 2])
             self._stack.pop()
-            segments = one_line(console, narrow, text)
+            segments = one_line_runs(runs, narrow.max_width)
             if segments is None:
                 return False
-            *line, end = segments
-            if end.text != "\n" or any(s.control for s in line):
-                return False
+            line = segments[:-1]  # without its new line
             lines.append([Segment(t, item_style + s) for t, s, _ in line]
                          if item_style else line)
         out.append(_LINE)
@@ -204,3 +208,37 @@ class Direct:
             out.extend(line)
             out.append(_LINE)
         return True
+
+
+_NULL = Style.null()
+
+
+def one_line_runs(runs: list[tuple[str, Style]], width: int) -> list[Segment] | None:
+    """What ``oneline.one_line`` gives for the ``Text`` these runs append to (one
+    span per styled run, none for an unstyled one), built without the ``Text``:
+    ``Text.render`` cuts at span edges only, so unstyled runs and the padding
+    between two edges are one segment. None when it would not fit on one line
+    or holds anything but printable characters (then the ``Text`` decides)."""
+    plain = "".join(piece for piece, _ in runs)
+    if not plain.isprintable():
+        return None
+    cells = cell_len(plain)
+    if cells > width:
+        return None
+    out: list[Segment] = []
+    pending = ""  # unstyled text since the last span edge
+    for piece, style in runs:
+        if not piece:
+            continue
+        if style:
+            if pending:
+                out.append(Segment(pending, _NULL))
+                pending = ""
+            out.append(Segment(piece, style))
+        else:
+            pending += piece
+    pending += " " * (width - cells)
+    if pending:
+        out.append(Segment(pending, _NULL))
+    out.append(_LINE)
+    return out

@@ -157,7 +157,8 @@ class _ListItem(ListItem):
         """The item's one line as ``render_lines`` would give it (its style applied,
         no newline), or None."""
         paragraph = self.children[0] if len(self.children) == 1 else None
-        if not isinstance(paragraph, _Paragraph) or options.height is not None:
+        if (not isinstance(paragraph, _Paragraph) or options.height is not None
+                or options.max_width <= indent):  # no room: rich draws no line at all
             return None
         paragraph.text.justify = paragraph.justify
         segments = one_line(console, options.update(width=options.max_width - indent),

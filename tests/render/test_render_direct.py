@@ -27,6 +27,8 @@ from swebash_py.render.md import PARSER, FastMarkdown
 WIDTHS = [3, 6, 12, 21, 40, 80]
 WORDS = ["a", "word", "longer-word", "**bold**", "*em*", "`code x`", "~~gone~~", "é",
          "漢字", "—", "x" * 18, "**bold *and em***", "`a`b`", "_under_", "\\*"]
+# Control, combining and zero-width characters: rich's ``Text`` strips or measures them.
+ODD = ["bell\x07", "**\x0bv**", "`\x08`", "ﬁ\u0301", "\u200b"]
 FENCES = ["```python\nprint(value_1)\n```", "```sh\ngrep -n 'e' x | head\n```",
           "```json\n{\"a\": [1, 2]}\n```", "```\nplain\n\n  text\n```",
           "```rust\nlet x = f(3)?;\n```", "```python\nif x:\n\treturn 'é' + '漢'\n```",
@@ -38,31 +40,32 @@ ROUGH = ["> quoted **text**", "| a | b |\n|---|--:|\n| 1 | 2 |", "see [a link](h
          "<div>\nhtml block\n</div>", "Title\n=====", "Sub title\n---------", "##"]
 
 
-def _line(rng: random.Random, most: int = 12) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, most)))
+def _line(rng: random.Random, most: int = 12, odd: float = 0.0) -> str:
+    return " ".join(rng.choice(ODD if rng.random() < odd else WORDS)
+                    for _ in range(rng.randint(1, most)))
 
 
-def _block(rng: random.Random) -> str:
+def _block(rng: random.Random, odd: float) -> str:
     kind = rng.choice(["h", "p", "p", "soft", "code", "bullets", "numbers"])
     if kind == "h":
-        return "#" * rng.randint(2, 6) + " " + _line(rng, 6)
+        return "#" * rng.randint(2, 6) + " " + _line(rng, 6, odd)
     if kind == "p":
-        return _line(rng, 30)
+        return _line(rng, 30, odd)
     if kind == "soft":
-        return _line(rng, 4) + "\n" + _line(rng, 4)
+        return _line(rng, 4, odd) + "\n" + _line(rng, 4, odd)
     if kind == "code":
         return rng.choice(FENCES)
     count = rng.randint(1, 4)
     if kind == "bullets":
-        return "\n".join(f"{rng.choice('-*+')} {_line(rng, 8)}" for _ in range(count))
+        return "\n".join(f"{rng.choice('-*+')} {_line(rng, 8, odd)}" for _ in range(count))
     start = rng.choice([1, 3, 8, 98])
-    return "\n".join(f"{start + k}. {_line(rng, 8)}" for k in range(count))
+    return "\n".join(f"{start + k}. {_line(rng, 8, odd)}" for k in range(count))
 
 
-def documents(count: int, seed: int, rough: float = 0.0) -> Iterator[str]:
+def documents(count: int, seed: int, rough: float = 0.0, odd: float = 0.05) -> Iterator[str]:
     rng = random.Random(seed)
     for _ in range(count):
-        blocks = [_block(rng) for _ in range(rng.randint(1, 6))]
+        blocks = [_block(rng, odd) for _ in range(rng.randint(1, 6))]
         if rng.random() < rough:
             for _ in range(rng.randint(1, 3)):
                 blocks.insert(rng.randrange(len(blocks) + 1), rng.choice(ROUGH))
@@ -128,8 +131,7 @@ def test_the_direct_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Markdown, "__rich_console__", counted)
-    docs = list(documents(100, seed=3))
-    for doc in docs:
+    for doc in documents(100, seed=3, odd=0.0):
         _printed(FastMarkdown(doc), 80)
     assert len(calls) < 20  # only lists whose items wrap go back to rich
     calls.clear()
@@ -159,3 +161,11 @@ def test_a_lost_blank_line_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.undo()
     monkeypatch.setattr(direct, "_LINE", Segment("\n\n"))
     assert not _same(doc, 40)
+
+
+@pytest.mark.parametrize("width", [2, 3, 4, 5])
+def test_an_item_with_no_room_for_its_text_draws_as_rich_does(width: int) -> None:
+    """Narrower than the bullet or number, rich draws no line for an item whose text
+    is empty (here: only a control character, stripped); nor does the one-line path."""
+    for doc in ["1. `\x08`", "- `\x08`", "99. a\n100. `\x08`", "- \u200b", "- a"]:
+        assert _same(doc, width, None), (doc, width)
