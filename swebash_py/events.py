@@ -8,15 +8,18 @@ Two families live here:
   ``--json`` printer, session store, tests). Their ``type`` strings are the
   contract's JSON event names.
 
-Every event is a frozen dataclass with a ``type`` class attribute;
-``to_json()`` gives the ``--json`` line.
+Every event is a frozen ``msgspec.Struct`` (built in C at import: a dataclass
+exec()s its generated methods, ~20 times the cost) with a ``type`` class
+attribute; ``to_json()`` gives the ``--json`` line, exactly as the frozen
+dataclasses these were gave it through ``dataclasses.asdict``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
+
+import msgspec
 
 BlockKind = Literal["thinking", "text", "tool_use", "tool_result"]
 # Why a model reply ended, normalised at the provider boundary (provider/finish.py).
@@ -29,48 +32,71 @@ StopReason = Literal["stop", "length", "refusal", "content_filter", "max_iterati
 EVENTS_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Event:
-    """Base of all events."""
+class Event(msgspec.Struct, frozen=True):
+    """Base of all events (subclasses inherit ``frozen``; they repeat it for mypy)."""
 
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **asdict(self)}
+        out: dict[str, Any] = {"type": self.type}
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
+            out[name] = value if type(value) in _ATOMIC else _plain(value)
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)
 
 
+_ATOMIC = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as ``dataclasses.asdict`` (Python 3.11) turned it: events (and any
+    dataclass) into dicts of their fields, lists, tuples and dicts rebuilt with the
+    same types, everything else deep-copied."""
+    if type(value) in _ATOMIC:
+        return value
+    if isinstance(value, Event):
+        return {name: _plain(getattr(value, name)) for name in value.__struct_fields__}
+    if hasattr(type(value), "__dataclass_fields__"):
+        import dataclasses  # only for a dataclass nested in a payload
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+        return type(value)(*[_plain(item) for item in value])
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return type(value)((_plain(key), _plain(item)) for key, item in value.items())
+    import copy  # rare: a payload value of another type
+    return copy.deepcopy(value)
+
+
 # ---------------------------------------------------------------- provider events
 
 
-@dataclass(frozen=True)
-class TextDelta(Event):
+class TextDelta(Event, frozen=True):
     """A piece of the answer text."""
 
     type: ClassVar[str] = "text_delta"
     text: str
 
 
-@dataclass(frozen=True)
-class ThinkingDelta(Event):
+class ThinkingDelta(Event, frozen=True):
     """A piece of the model's visible reasoning."""
 
     type: ClassVar[str] = "thinking_delta"
     text: str
 
 
-@dataclass(frozen=True)
-class ThinkingSignature(Event):
+class ThinkingSignature(Event, frozen=True):
     """Closes the current thinking block with its signature (Anthropic)."""
 
     type: ClassVar[str] = "thinking_signature"
     signature: str
 
 
-@dataclass(frozen=True)
-class RedactedThinking(Event):
+class RedactedThinking(Event, frozen=True):
     """A thinking block the provider encrypted (Anthropic ``redacted_thinking``):
     nothing to show, but it must go back unchanged with the next request."""
 
@@ -78,8 +104,7 @@ class RedactedThinking(Event):
     data: str
 
 
-@dataclass(frozen=True)
-class ToolCallStart(Event):
+class ToolCallStart(Event, frozen=True):
     """The model began a tool call; ``index`` keys its later fragments."""
 
     type: ClassVar[str] = "tool_call_start"
@@ -88,8 +113,7 @@ class ToolCallStart(Event):
     name: str
 
 
-@dataclass(frozen=True)
-class ToolCallDelta(Event):
+class ToolCallDelta(Event, frozen=True):
     """A fragment of a tool call's JSON arguments."""
 
     type: ClassVar[str] = "tool_call_delta"
@@ -97,8 +121,7 @@ class ToolCallDelta(Event):
     fragment: str
 
 
-@dataclass(frozen=True)
-class ToolCallReady(Event):
+class ToolCallReady(Event, frozen=True):
     """A tool call's arguments are complete (they may still be malformed JSON)."""
 
     type: ClassVar[str] = "tool_call_ready"
@@ -108,8 +131,7 @@ class ToolCallReady(Event):
     arguments: str
 
 
-@dataclass(frozen=True)
-class UsageReport(Event):
+class UsageReport(Event, frozen=True):
     """Token counts the provider reported for one request."""
 
     type: ClassVar[str] = "usage_report"
@@ -119,8 +141,7 @@ class UsageReport(Event):
     cache_write_tokens: int = 0
 
 
-@dataclass(frozen=True)
-class Finish(Event):
+class Finish(Event, frozen=True):
     """The reply ended; ``raw`` is the provider's own reason when it differs."""
 
     type: ClassVar[str] = "finish"
@@ -137,8 +158,7 @@ ProviderEvent = (
 # ---------------------------------------------------------------- turn events
 
 
-@dataclass(frozen=True)
-class TurnStart(Event):
+class TurnStart(Event, frozen=True):
     """A user turn begins."""
 
     type: ClassVar[str] = "turn_start"
@@ -147,8 +167,7 @@ class TurnStart(Event):
     version: int = EVENTS_VERSION
 
 
-@dataclass(frozen=True)
-class BlockStart(Event):
+class BlockStart(Event, frozen=True):
     """A content block opens: thinking, text, a tool call, or a tool's result."""
 
     type: ClassVar[str] = "block_start"
@@ -158,8 +177,7 @@ class BlockStart(Event):
     tool: str | None = None
 
 
-@dataclass(frozen=True)
-class BlockDelta(Event):
+class BlockDelta(Event, frozen=True):
     """More text for an open block (tool_use deltas are argument fragments)."""
 
     type: ClassVar[str] = "block_delta"
@@ -168,8 +186,7 @@ class BlockDelta(Event):
     text: str
 
 
-@dataclass(frozen=True)
-class BlockStop(Event):
+class BlockStop(Event, frozen=True):
     """A block is complete; ``content`` is its whole text (or result)."""
 
     type: ClassVar[str] = "block_stop"
@@ -183,8 +200,7 @@ class BlockStop(Event):
     display: str | None = None
 
 
-@dataclass(frozen=True)
-class ToolProgress(Event):
+class ToolProgress(Event, frozen=True):
     """A running tool reports its state or a piece of its output."""
 
     type: ClassVar[str] = "tool_progress"
@@ -198,8 +214,7 @@ class ToolProgress(Event):
 DecidedBy = Literal["mode", "rule", "user", "hook", "no-terminal"]
 
 
-@dataclass(frozen=True)
-class ApprovalEvent(Event):
+class ApprovalEvent(Event, frozen=True):
     """What was decided about a tool call, and by whom."""
 
     type: ClassVar[str] = "approval"
@@ -210,20 +225,18 @@ class ApprovalEvent(Event):
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class PreviewEvent(Event):
+class PreviewEvent(Event, frozen=True):
     """A command's preview: what it would change and what became of it."""
 
     type: ClassVar[str] = "preview"
     call_id: str
     tool: str
     outcome: Literal["no-changes", "applied", "discarded", "over-bound"]
-    changes: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[dict[str, Any]] = msgspec.field(default_factory=list)
     summary: str = ""
 
 
-@dataclass(frozen=True)
-class UsageEvent(Event):
+class UsageEvent(Event, frozen=True):
     """Tokens and cost of one model request."""
 
     type: ClassVar[str] = "usage"
@@ -234,16 +247,14 @@ class UsageEvent(Event):
     cost: float | None = None
 
 
-@dataclass(frozen=True)
-class Notice(Event):
+class Notice(Event, frozen=True):
     """A one-line note for the user (compaction happened, input was cut, ...)."""
 
     type: ClassVar[str] = "notice"
     message: str
 
 
-@dataclass(frozen=True)
-class ErrorEvent(Event):
+class ErrorEvent(Event, frozen=True):
     """Something failed; ``message`` is the one line the user sees."""
 
     type: ClassVar[str] = "error"
@@ -251,14 +262,13 @@ class ErrorEvent(Event):
     error: str = "error"
 
 
-@dataclass(frozen=True)
-class TurnComplete(Event):
+class TurnComplete(Event, frozen=True):
     """The turn ended; ``stop_reason`` says why."""
 
     type: ClassVar[str] = "turn_complete"
     stop_reason: StopReason
     text: str = ""
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 TurnEvent = (

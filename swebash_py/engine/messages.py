@@ -4,16 +4,20 @@ A conversation alternates ``user`` and ``assistant`` messages. An assistant
 message holds thinking, text and tool_use blocks; the user message after it
 holds exactly one tool_result per tool_use, in the same order. Each backend
 turns these into its own wire format.
+
+Blocks and messages are (mutable) ``msgspec.Struct`` classes: built in C at
+import, where a dataclass exec()s its generated methods. Copy one with a change
+through ``msgspec.structs.replace``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Role = Literal["user", "assistant"]
+import msgspec
 
+Role = Literal["user", "assistant"]
 
 
 def json_object(text: str) -> dict[str, Any] | None:
@@ -24,14 +28,13 @@ def json_object(text: str) -> dict[str, Any] | None:
         return None
     return value if isinstance(value, dict) else None
 
-@dataclass
-class TextBlock:
+
+class TextBlock(msgspec.Struct):
     text: str
     kind: Literal["text"] = "text"
 
 
-@dataclass
-class ThinkingBlock:
+class ThinkingBlock(msgspec.Struct):
     """Visible reasoning; ``redacted_data`` holds an encrypted block (Anthropic
     ``redacted_thinking``) that has no text but must be sent back as it came."""
 
@@ -41,8 +44,7 @@ class ThinkingBlock:
     redacted_data: str | None = None
 
 
-@dataclass
-class ToolUseBlock:
+class ToolUseBlock(msgspec.Struct):
     """A tool call as the model emitted it; ``arguments`` is the raw JSON text."""
 
     id: str
@@ -55,8 +57,7 @@ class ToolUseBlock:
         return json_object(self.arguments or "{}") or {}
 
 
-@dataclass
-class ToolResultBlock:
+class ToolResultBlock(msgspec.Struct):
     call_id: str
     name: str
     content: str
@@ -64,27 +65,29 @@ class ToolResultBlock:
     kind: Literal["tool_result"] = "tool_result"
 
 
-@dataclass
-class ImageBlock:
+class ImageBlock(msgspec.Struct):
     """An image the user attached: ``data`` is base64; ``sha256`` names the
     content-addressed copy in the data dir, which is what the store keeps."""
 
     media_type: str  # image/png, image/jpeg, image/gif, image/webp
     sha256: str
-    data: str = field(repr=False, default="")
+    data: str = ""  # left out of the repr
     kind: Literal["image"] = "image"
 
     def data_url(self) -> str:
         return f"data:{self.media_type};base64,{self.data}"
 
+    def __repr__(self) -> str:  # without the (long) base64 data
+        return (f"ImageBlock(media_type={self.media_type!r}, sha256={self.sha256!r},"
+                f" kind={self.kind!r})")
+
 
 Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock
 
 
-@dataclass
-class Message:
+class Message(msgspec.Struct, weakref=True):  # weakref: engine/tokens caches by message
     role: Role
-    blocks: list[Block] = field(default_factory=list)
+    blocks: list[Block] = msgspec.field(default_factory=list)
 
     @classmethod
     def user(cls, text: str) -> Message:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any
+
+from msgspec.structs import asdict
 
 from swebash_py.store.records import BlockRecord, SessionInfo, TurnRecord
 
@@ -16,6 +17,7 @@ def _iso(ts: float | None) -> str | None:
 
 
 def to_json(info: SessionInfo, turns: list[TurnRecord]) -> str:
+    # asdict is shallow: every field is a scalar but ``blocks``, rebuilt below
     session: dict[str, Any] = asdict(info)
     session["created"], session["updated"] = _iso(info.created), _iso(info.updated)
     out = []

@@ -1,10 +1,14 @@
-"""Plain records read from the store, and the block <-> row mapping."""
+"""Plain records read from the store, and the block <-> row mapping.
+
+The records are frozen ``msgspec.Struct`` classes (built in C at import, where a
+dataclass exec()s its generated methods)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from swebash_py.engine.messages import (
     Block,
@@ -21,8 +25,7 @@ from swebash_py.engine.secrets import redact
 TITLE_CHARS = 60
 
 
-@dataclass(frozen=True)
-class SessionInfo:
+class SessionInfo(msgspec.Struct, frozen=True):
     id: str
     title: str | None
     created: float  # unix seconds
@@ -32,8 +35,7 @@ class SessionInfo:
     turns: int = 0
 
 
-@dataclass(frozen=True)
-class SessionUsage:
+class SessionUsage(msgspec.Struct, frozen=True):
     turns: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -42,8 +44,7 @@ class SessionUsage:
     cache_write_tokens: int = 0  # of input_tokens: written to it
 
 
-@dataclass(frozen=True)
-class BlockRecord:
+class BlockRecord(msgspec.Struct, frozen=True):
     type: str  # thinking | text | tool_use | tool_result
     text: str
     data: dict[str, Any] | None
@@ -58,8 +59,7 @@ class BlockRecord:
         return isinstance((self.data or {}).get("image"), dict)
 
 
-@dataclass(frozen=True)
-class TurnRecord:
+class TurnRecord(msgspec.Struct, frozen=True):
     id: int
     seq: int
     user_text: str
@@ -69,7 +69,7 @@ class TurnRecord:
     input_tokens: int
     output_tokens: int
     cost: float | None
-    blocks: list[BlockRecord] = field(default_factory=list)
+    blocks: list[BlockRecord] = msgspec.field(default_factory=list)
     rewound: float | None = None  # taken back by /rewind: no longer sent to the model
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0

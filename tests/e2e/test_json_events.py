@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import fields
 from pathlib import Path
 from typing import Any, get_args
 
@@ -33,7 +32,7 @@ def test_the_schema_names_every_turn_event_and_field() -> None:
     classes = get_args(events.TurnEvent)
     assert sorted(c.type for c in classes) == sorted(defs)
     for cls in classes:
-        assert sorted([f.name for f in fields(cls)] + ["type"]) == sorted(
+        assert sorted([*cls.__struct_fields__, "type"]) == sorted(
             defs[cls.type]["properties"]), cls.type
     assert defs["turn_start"]["properties"]["version"]["const"] == events.EVENTS_VERSION
 
