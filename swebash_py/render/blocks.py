@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from markdown_it.token import Token
-from rich.markdown import Markdown, UnknownElement
+from rich.markdown import Markdown, MarkdownElement, UnknownElement
 
 from swebash_py.render.md import BLOCK_PARSER, FastMarkdown, complete
 
@@ -180,7 +180,7 @@ class BlockSplitter:
                     for t in top]
         source = "\n".join(lines[top[0].map[0]:top[-1].map[1]])  # type: ignore[index]
         markdown = self._make(source, parsed=complete(tokens, env))
-        gap = bool(self._prev_new_line) and _element_exits(_first_element(markdown.parsed)) <= 1
+        gap = bool(self._prev_new_line) and _owes_prior_gap(_first_element(markdown.parsed))
         self._prev_new_line = _new_line_after(top[-1])
         return [Block(source, markdown, gap)]
 
@@ -188,9 +188,9 @@ class BlockSplitter:
         if self._refs and token.type not in _NO_REFS:
             source = source + "\n\n" + "\n".join(self._refs)
         markdown = self._make(source)
-        # rich emits the gap before an element from the state its last exited
-        # sub-element left; a block with sub-elements carries that gap itself.
-        gap = bool(self._prev_new_line) and _element_exits(markdown.parsed) <= 1
+        # rich emits the gap before an element it draws from the state the element
+        # last left left; a block whose sub-elements left first carries it itself.
+        gap = bool(self._prev_new_line) and _owes_prior_gap(markdown.parsed)
         self._prev_new_line = _new_line_after(token)
         return Block(source, markdown, gap)
 
@@ -216,17 +216,29 @@ def _first_element(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
-def _element_exits(tokens: list[Token]) -> int:
-    """How many rich markdown elements close while rendering ``tokens``."""
-    count = 0
+def _owes_prior_gap(tokens: list[Token]) -> bool:
+    """Whether rich draws the first element that closes in ``tokens`` (one block)
+    with the blank line the block before it asked for: it does when that element
+    is drawn as it closes (at the top, or in an element that draws its children,
+    like an image in a paragraph) with no element left before it. Elements
+    inside a list, quote or table are kept for their parent, which is drawn
+    after its children left theirs: such a block carries its own blank line.
+    """
+    parents: list[type[MarkdownElement]] = []
     for token in _flatten(tokens):
         if token.type in _NOT_ELEMENTS:
             continue
         if token.tag in Markdown.inlines and token.type not in ("fence", "code_block"):
             continue
-        if token.nesting <= 0:
-            count += 1
-    return count
+        if token.nesting == 1:
+            parents.append(Markdown.elements.get(token.type, UnknownElement))
+            continue
+        if token.nesting == -1:
+            parents.pop()
+        if token.type == "inline":  # never drawn after a blank line, then owes one
+            return False
+        return not parents or parents[-1].on_child_close is MarkdownElement.on_child_close
+    return False
 
 
 def _open_fence(token: Token, text: str) -> re.Pattern[str] | None:

@@ -7,12 +7,14 @@ theme anew. A streamed answer makes one ``Markdown`` per settled block, so
 those costs are paid thousands of times; here they are paid once per process.
 Code blocks are drawn by ``code.CodeView``; headings, paragraphs and list items
 that fit on one line skip rich's wrapping (``oneline``); inline text without
-syntax characters skips the inline parser (``complete``). The output is
+syntax characters skips the inline parser (``complete``); a document of only
+common blocks skips rich's element machinery altogether (``direct``). The output is
 identical to ``Markdown``'s, byte for byte (``tests/render/test_render_code.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import ClassVar
 
@@ -36,6 +38,7 @@ from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 
 from swebash_py.render.code import CodeView
+from swebash_py.render.direct import Direct
 from swebash_py.render.oneline import one_line
 
 # The same rules rich's Markdown enables; parsing is stateless, so one parser serves all.
@@ -154,7 +157,8 @@ class _ListItem(ListItem):
         """The item's one line as ``render_lines`` would give it (its style applied,
         no newline), or None."""
         paragraph = self.children[0] if len(self.children) == 1 else None
-        if not isinstance(paragraph, _Paragraph) or options.height is not None:
+        if (not isinstance(paragraph, _Paragraph) or options.height is not None
+                or options.max_width <= indent):  # no room: rich draws no line at all
             return None
         paragraph.text.justify = paragraph.justify
         segments = one_line(console, options.update(width=options.max_width - indent),
@@ -187,3 +191,22 @@ class FastMarkdown(Markdown):
         self.hyperlinks = True
         self.inline_code_lexer = None
         self.inline_code_theme = code_theme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.justify is not None or self.inline_code_lexer is not None:
+            yield from super().__rich_console__(console, options)
+            return
+        if options.max_width < 1:
+            return  # what console.render does with each of rich's elements
+
+        def rich(tokens: list[Token]) -> Iterable[Segment]:
+            part = FastMarkdown(self.markup, self.code_theme, parsed=tokens)
+            part.style = self.style
+            return Markdown.__rich_console__(part, console, options)  # type: ignore[return-value]
+
+        base = console.get_style(self.style, default="none")
+        yield from Direct(console, options, base, self._code).segments(self.parsed, rich)
+
+    def _code(self, name: str) -> tuple[Lexer, SyntaxTheme]:
+        """What ``_CodeBlock`` draws a block of language ``name`` with."""
+        return lexer(name), theme(self.code_theme)

@@ -3,9 +3,11 @@
 ``Text.__rich_console__`` wraps every text: it splits it into lines, finds the
 break positions, divides, strips and justifies each line. For a text without
 newlines or tabs that fits in the width, all that leaves one copy padded with
-spaces, so here that copy is made directly and rendered with rich's own
-``join`` and ``render`` (the same spans, the same segments). Headings,
-paragraphs and list items of a streamed answer are mostly such texts.
+spaces, joined with ``Text("\n").join`` and rendered. Here the joined text is
+built directly (the padded plain text; the text's style as a span over all of
+it, then its spans, as ``join`` lays them out) and rendered by rich's own
+``render`` (the same segments). Headings, paragraphs and list items of a
+streamed answer are mostly such texts.
 """
 
 from __future__ import annotations
@@ -15,9 +17,7 @@ from collections.abc import Iterable
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
-from rich.text import Text
-
-_NEW_LINE = Text("\n")
+from rich.text import Span, Text
 
 
 def one_line(console: Console, options: ConsoleOptions, text: Text) -> Iterable[Segment] | None:
@@ -27,9 +27,14 @@ def one_line(console: Console, options: ConsoleOptions, text: Text) -> Iterable[
     overflow = text.overflow or options.overflow or "fold"
     plain = text.plain
     width = options.max_width
-    if (justify != "left" or overflow == "ignore" or not plain.isprintable()
-            or cell_len(plain) > width):
+    if justify != "left" or overflow == "ignore" or not plain.isprintable():
         return None
-    line = text.copy()
-    line.truncate(width, overflow=overflow, pad=True)
-    return _NEW_LINE.join([line]).render(console, end=text.end)
+    cells = cell_len(plain)
+    if cells > width:
+        return None
+    line = Text(plain + " " * (width - cells))  # copy + truncate(pad=True)
+    spans = line.spans  # join([copy]): the copy's style over it all, then its spans
+    if text.style:
+        spans.append(Span(0, len(line), text.style))
+    spans.extend(text.spans)
+    return line.render(console, end=text.end)

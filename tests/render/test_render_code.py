@@ -244,6 +244,65 @@ def test_one_line_takes_the_fast_path_only_where_it_may() -> None:
         assert one_line(console, options, text) is None, text
 
 
+def _random_texts(count: int) -> list[object]:
+    """Left-justified texts with a style or none, overlapping spans (names, ``Style``
+    objects, links), wide characters: what ``one_line`` may be handed."""
+    from rich.style import Style
+    from rich.text import Text
+
+    rng = random.Random(23)
+    styles: list[str | Style] = ["bold", "red on blue", "markdown.code", "italic underline",
+                                 Style(link="https://e.x"), Style(color="green"), ""]
+    texts: list[object] = []
+    for _ in range(count):
+        plain = "".join(rng.choice(["ab", " ", "é", "漢", "—", "x" * 7]) for _ in range(
+            rng.randint(0, 12)))
+        text = Text(plain, style=rng.choice(styles), justify="left",
+                    end=rng.choice(["\n", "", "\n\n"]))
+        for _ in range(rng.randint(0, 4)):
+            start = rng.randint(0, len(plain))
+            text.stylize(rng.choice(styles), start, rng.randint(start, len(plain) + 2))
+        texts.append(text)
+    return texts
+
+
+@pytest.mark.parametrize("width", [8, 20, 40])
+def test_one_line_renders_as_rich_renders_the_text(width: int) -> None:
+    """``one_line`` builds the padded, joined text itself (no copy, truncate, join):
+    its segments equal ``console.render(text)``'s, style for style."""
+    from rich.text import Text
+
+    from swebash_py.render.oneline import one_line
+
+    console = _console(width)
+    options = console.options
+    fast = 0
+    for text in _random_texts(300):
+        assert isinstance(text, Text)
+        ours = one_line(console, options, text)
+        if ours is None:
+            continue
+        fast += 1
+        assert list(ours) == list(console.render(text, options)), (text, text.spans)
+    assert fast > 100  # the fast path was taken, not only refused
+
+
+def test_one_line_comparison_notices_a_lost_span() -> None:
+    """Twin: the segment comparison above fails when a span's style is dropped."""
+    from rich.text import Text
+
+    from swebash_py.render.oneline import one_line
+
+    console = _console(20)
+    text = Text("ab cd", justify="left")
+    text.stylize("bold", 0, 2)
+    plain = text.copy()
+    plain.spans = []
+    ours = one_line(console, console.options, plain)
+    assert ours is not None
+    assert list(ours) != list(console.render(text, console.options))
+
+
 def _strip_link_ids(text: str) -> str:
     import re
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from rich.markdown import Markdown
 
 from swebash_py.render.blocks import BlockSplitter
 from tests.render.helpers import (
@@ -298,3 +299,44 @@ def test_a_line_printed_mid_answer_comes_after_the_text_before_it() -> None:
     r.handle(TurnComplete(stop_reason="stop"))
     lines = [line.strip() for line in screen_of(output(console)) if line.strip()]
     assert lines.index("First para.") < lines.index("a note") < lines.index("Second line")
+
+
+IMAGE_DOCS = ["Title\n=====\n\n![an image](u) after\n", "para\n\n![img](u) x\n",
+              "---\n\n![img](u) x\n", "- a\n\n![i](u)\n\n> q\n\n![i](u) b\n\n| a |\n|---|\n"
+              "| 1 |\n\n![i](u)\n\n##\n\n![i](u)\n", "```\nx\n```\n\n![i](u) *e*\n"]
+
+
+def _joined_by_lines(doc: str) -> str:
+    """The blocks a splitter fed one line at a time settles, printed with their gaps."""
+    console = make_console("truecolor")
+    splitter = BlockSplitter()
+    blocks = [b for line in doc.splitlines(keepends=True) for b in splitter.feed(line)]
+    for block in [*blocks, *splitter.finish()]:
+        if block.gap_before:
+            console.print()
+        console.print(block.markdown)
+    return _strip_link_ids(output(console))
+
+
+def test_a_block_that_opens_with_an_image_gets_its_blank_line() -> None:
+    """rich draws an image inside a paragraph as it closes, with the blank line
+    the block before asked for: settled on its own, that block must keep it."""
+    for doc in IMAGE_DOCS:
+        assert _joined_by_lines(doc) == _strip_link_ids(whole_render(doc, "truecolor")), doc
+
+
+def test_counting_closed_elements_would_lose_that_blank_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twin: the earlier rule (a blank line only when one element closes in the
+    block) drops it before the image paragraph, and the comparison sees it."""
+    from swebash_py.render import blocks
+
+    def old_rule(tokens: list[object]) -> bool:
+        closed = [t for t in blocks._flatten(tokens)  # type: ignore[arg-type]
+                  if t.type not in blocks._NOT_ELEMENTS and t.nesting <= 0
+                  and not (t.tag in Markdown.inlines and t.type not in ("fence", "code_block"))]
+        return len(closed) <= 1
+
+    monkeypatch.setattr(blocks, "_owes_prior_gap", old_rule)
+    doc = IMAGE_DOCS[0]
+    assert _joined_by_lines(doc) != _strip_link_ids(whole_render(doc, "truecolor"))

@@ -1,0 +1,244 @@
+"""Simple Markdown documents drawn without rich's element machinery.
+
+``Markdown.__rich_console__`` walks the tokens through a context, a style stack
+and one element object per block, each rendered through ``console.render``:
+some 20 us of bookkeeping per block before any text is drawn. A document made
+only of the common blocks (headings h2-h6, paragraphs, code blocks, bullet and
+ordered lists whose items are one line of one paragraph each) with only
+emphasis, strong, strikethrough, inline code and soft breaks inside is drawn
+here straight from its tokens: the same ``Text`` spans (the same style stack
+sums), the same renderers (``oneline``, ``CodeView``, ``console.render`` of the
+text when it wraps) and the same blank lines (rich's loop puts one before an
+element it draws when the element last left asks for one: all of these do, and
+a list's items leave one before the list). Any other block is drawn by rich's
+loop on its tokens alone, started in the state the blocks before it left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from markdown_it.token import Token
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.control import strip_control_codes
+from rich.markdown import Markdown, UnknownElement
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+
+from swebash_py.render.code import CodeView
+from swebash_py.render.oneline import one_line
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
+    from rich.syntax import SyntaxTheme
+
+_HEADINGS = {"h2", "h3", "h4", "h5", "h6"}  # h1 is centred: rich's loop draws it
+_INLINE = {"text", "softbreak", "code_inline", "strong_open", "strong_close", "em_open",
+           "em_close", "s_open", "s_close"}
+_LISTS = {"bullet_list_open", "ordered_list_open"}
+_LINE = Segment.line()
+_OWE_LINE = Token("html_block", "", 0)  # an ``UnknownElement``: draws nothing, owes a line
+
+
+def _new_line_after(token: Token) -> bool:
+    """Whether the element ``token`` opens owes a blank line before the next one."""
+    return bool(Markdown.elements.get(token.type, UnknownElement).new_line)
+
+
+def simple(tokens: Sequence[Token]) -> bool:
+    """True when every block of ``tokens`` is one this module draws."""
+    i = 0
+    while i < len(tokens):
+        end = block_end(tokens, i)
+        if not simple_block(tokens, i, end):
+            return False
+        i = end
+    return True
+
+
+def block_end(tokens: Sequence[Token], i: int) -> int:
+    """Where the top-level block starting at ``tokens[i]`` ends (exclusive)."""
+    if tokens[i].nesting != 1:
+        return i + 1
+    j = i + 1
+    while not (tokens[j].level == 0 and tokens[j].nesting == -1):
+        j += 1
+    return j + 1
+
+
+def simple_block(tokens: Sequence[Token], i: int, end: int) -> bool:
+    """True when ``tokens[i:end]``, one top-level block, is one this module draws."""
+    kind = tokens[i].type
+    if kind in ("fence", "code_block"):
+        return True
+    if kind == "paragraph_open" or (kind == "heading_open" and tokens[i].tag in _HEADINGS):
+        return end == i + 3 and _inline(tokens, i + 1)
+    if kind not in _LISTS or (end - i - 2) % 5 or end - i < 7:
+        return False
+    return all(tokens[k].type == "list_item_open" and tokens[k + 1].type == "paragraph_open"
+               and _inline(tokens, k + 2) and tokens[k + 4].type == "list_item_close"
+               for k in range(i + 1, end - 1, 5))
+
+
+def _inline(tokens: Sequence[Token], i: int) -> bool:
+    token = tokens[i] if i < len(tokens) else None
+    return (token is not None and token.type == "inline" and bool(token.children)
+            and all(child.type in _INLINE for child in token.children or ()))
+
+
+class Direct:
+    """Draws a ``simple`` token list as rich's ``Markdown`` draws it."""
+
+    def __init__(self, console: Console, options: ConsoleOptions, base: Style,
+                 code: Callable[[str], tuple[Lexer, SyntaxTheme]]) -> None:
+        self._console = console
+        self._options = options.update(height=None)
+        self._stack = [base]
+        self._code = code
+        self._style = console.get_style
+
+    def segments(self, tokens: list[Token],
+                 rich: Callable[[list[Token]], Iterable[Segment]]) -> list[Segment]:
+        """The document's segments; ``rich`` draws the blocks this module does not
+        (its loop, on those tokens alone)."""
+        out: list[Segment] = []
+        i, n = 0, len(tokens)
+        new_line = False  # what the element left last asks for (see ``gaps``)
+        while i < n:
+            token = tokens[i]
+            end = block_end(tokens, i)
+            kind = token.type
+            if not simple_block(tokens, i, end) or (
+                    kind in _LISTS and not self._list(token, tokens[i + 1:end - 1], out)):
+                # rich's loop starts with no blank line owed; an element it draws
+                # nothing for, but which owes one after it, puts it in our state.
+                out.extend(rich([_OWE_LINE, *tokens[i:end]] if new_line else tokens[i:end]))
+            elif kind not in _LISTS:  # a list added itself, its blank line first
+                if new_line:
+                    out.append(_LINE)
+                if kind in ("fence", "code_block"):
+                    self._fence(token, out)
+                else:
+                    paragraph = kind == "paragraph_open"
+                    name = "markdown.paragraph" if paragraph else f"markdown.{token.tag}"
+                    self._text(name, tokens[i + 1], out)
+            new_line = _new_line_after(token)
+            i = end
+        return out
+
+    def _push(self, name: str) -> Style:
+        style = self._stack[-1] + self._style(name, default="none")
+        self._stack.append(style)
+        return style
+
+    def _runs(self, name: str, inline: Token) -> list[tuple[str, Style]]:
+        """The element's text as appended to its ``Text``: (piece, style) runs,
+        styled as rich's context styles them."""
+        self._push(name)
+        runs: list[tuple[str, Style]] = []
+        stack = self._stack
+        for child in inline.children or ():
+            kind = child.type
+            if kind == "text":
+                runs.append((child.content, stack[-1]))
+            elif kind == "softbreak":
+                runs.append((" ", stack[-1]))
+            elif kind == "code_inline":
+                runs.append((child.content, self._push("markdown.code")))
+                stack.pop()
+            elif child.nesting == 1:
+                self._push(f"markdown.{child.tag}")
+            else:
+                stack.pop()
+        stack.pop()
+        return runs
+
+    def _text(self, name: str, inline: Token, out: list[Segment]) -> None:
+        runs = self._runs(name, inline)
+        line = one_line_runs(runs, self._options.max_width)
+        if line is None:
+            text = Text(justify="left")
+            for piece, style in runs:
+                text.append(piece, style)
+            fast = one_line(self._console, self._options, text)
+            line = list(self._console.render(text, self._options) if fast is None else fast)
+        out.extend(line)
+
+    def _fence(self, token: Token, out: list[Segment]) -> None:
+        name = (token.info or "").partition(" ")[0] or "text"
+        code = strip_control_codes(token.content).rstrip()
+        view = CodeView(code, *self._code(name))
+        out.extend(self._console.render(view, self._options))
+
+    def _list(self, token: Token, items: Sequence[Token], out: list[Segment]) -> bool:
+        """A list: its own blank line first (its items left one), then one line per
+        item; False (nothing added) when an item does not fit on one line."""
+        console, options = self._console, self._options
+        count = len(items) // 5
+        if token.type == "bullet_list_open":
+            indent = 3
+            marks = [Segment(" • ", console.get_style("markdown.item.bullet", default="none"))
+                     ] * count
+        else:
+            start = int(token.attrs.get("start", 1))
+            indent = len(str(start + count)) + 2
+            style = console.get_style("markdown.item.number", default="none")
+            marks = [Segment(f"{start + k}".rjust(indent - 1) + " ", style)
+                     for k in range(count)]
+        if options.max_width <= indent:
+            return False
+        narrow = options.update(width=options.max_width - indent)
+        lines: list[list[Segment]] = []
+        for k in range(count):
+            item_style = self._push("markdown.item")
+            runs = self._runs("markdown.paragraph", items[5 * k + 2])
+            self._stack.pop()
+            segments = one_line_runs(runs, narrow.max_width)
+            if segments is None:
+                return False
+            line = segments[:-1]  # without its new line
+            lines.append([Segment(t, item_style + s) for t, s, _ in line]
+                         if item_style else line)
+        out.append(_LINE)
+        for mark, line in zip(marks, lines, strict=True):
+            out.append(mark)
+            out.extend(line)
+            out.append(_LINE)
+        return True
+
+
+_NULL = Style.null()
+
+
+def one_line_runs(runs: list[tuple[str, Style]], width: int) -> list[Segment] | None:
+    """What ``oneline.one_line`` gives for the ``Text`` these runs append to (one
+    span per styled run, none for an unstyled one), built without the ``Text``:
+    ``Text.render`` cuts at span edges only, so unstyled runs and the padding
+    between two edges are one segment. None when it would not fit on one line
+    or holds anything but printable characters (then the ``Text`` decides)."""
+    plain = "".join(piece for piece, _ in runs)
+    if not plain.isprintable():
+        return None
+    cells = cell_len(plain)
+    if cells > width:
+        return None
+    out: list[Segment] = []
+    pending = ""  # unstyled text since the last span edge
+    for piece, style in runs:
+        if not piece:
+            continue
+        if style:
+            if pending:
+                out.append(Segment(pending, _NULL))
+                pending = ""
+            out.append(Segment(piece, style))
+        else:
+            pending += piece
+    pending += " " * (width - cells)
+    if pending:
+        out.append(Segment(pending, _NULL))
+    out.append(_LINE)
+    return out
