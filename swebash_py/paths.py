@@ -37,3 +37,23 @@ def ensure_data_dir(directory: Path | None = None) -> Path:
         from swebash_py.store.faults import describe
 
         raise describe(exc, directory / "sessions.db") from exc
+
+
+def private_file(path: Path) -> Path:
+    """``path`` (a file of ours holding conversations) readable by its owner only:
+    created so when missing; made so when it exists, is ours and others could read
+    it (written by 0.1, in a folder left 0755). Failing to create it is the
+    caller's to report; failing to tighten it (a read-only disk) is not an error."""
+    if not path.exists():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            return path
+        except FileExistsError:  # made meanwhile, by another `ai`
+            pass
+    try:
+        found = path.stat()
+        if found.st_uid == os.getuid() and found.st_mode & 0o077 and path.is_file():
+            path.chmod(found.st_mode & 0o700)
+    except OSError:
+        pass
+    return path

@@ -8,8 +8,10 @@ renderer's live regions suspended, so they never collide with output.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
@@ -26,7 +28,7 @@ from swebash_py.config import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
 from swebash_py.images import attach
-from swebash_py.paths import ensure_data_dir
+from swebash_py.paths import ensure_data_dir, private_file
 from swebash_py.render import make_renderer
 from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
@@ -92,7 +94,7 @@ class Repl:
         self.renderer: Any = make_renderer(self.console)
         history_dir = ensure_data_dir()
         self.prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(history_dir / "repl_history")),
+            history=FileHistory(str(_private_history(history_dir / "repl_history"))),
             completer=ReplCompleter(self._completions, lambda: self.shell_dir, ARGUMENTS),
             complete_while_typing=False,
             key_bindings=_key_bindings(), bottom_toolbar=self._toolbar,
@@ -510,3 +512,10 @@ class Repl:
             context = f"{fraction:.0%}" if fraction is not None else None
             mode = self.approver.mode
         return toolbar_text(model, session, context, mode, self.console.width)
+
+
+def _private_history(path: Path) -> Path:
+    """The REPL's history, owner-only; one that cannot be made so is used as it is."""
+    with contextlib.suppress(OSError):
+        private_file(path)
+    return path

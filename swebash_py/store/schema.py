@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from swebash_py.errors import StorageError
+from swebash_py.paths import private_file
 from swebash_py.store.faults import DamagedDatabase
 
 BUSY_TIMEOUT_S = 5.0
@@ -183,6 +184,7 @@ def connect(path: Path) -> sqlite3.Connection:
     ``quick_check`` when that is cheap) and ``StorageError`` when a newer
     version wrote it; the sqlite3 errors are the caller's to convert.
     """
+    private_file(path)  # SQLite gives its -wal and -shm files the same mode
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
                            check_same_thread=False)
     try:
