@@ -30,8 +30,8 @@ from markdown_it.token import Token
 from rich.markdown import Markdown, MarkdownElement, UnknownElement
 
 from swebash_py.render.md import BLOCK_PARSER, FastMarkdown, complete
+from swebash_py.render.settling import SettlingText
 
-_SMALL = 4096  # below this many unsettled chars, check on every completed line
 _NO_REFS = {"fence", "code_block", "html_block"}
 
 
@@ -58,19 +58,15 @@ def _new_line_after(token: Token) -> bool:
     return bool(element.new_line)
 
 
-class BlockSplitter:
+class BlockSplitter(SettlingText[Block]):
     """Feed text chunks; get back the blocks that became settled."""
 
     def __init__(self, make: MakeMarkdown = FastMarkdown) -> None:
+        super().__init__()
         self._make = make
         self._md = BLOCK_PARSER
-        self._tail = ""  # unsettled text, always starting at a line boundary
-        self._held_cr = False
-        self._parsed_len = 0  # len of the complete-lines prefix at the last parse
         self._fence_close: re.Pattern[str] | None = None  # tail is an open fence
         self._refs: list[str] = []  # link reference definitions seen so far
-        self._prev_new_line = False  # rich starts a document without a gap
-        self._unsettled_from = 0  # where text added since the last settle starts
 
     @classmethod
     def resume(cls, make: MakeMarkdown, *, tail: str, held_cr: bool, parsed_len: int,
@@ -83,11 +79,6 @@ class BlockSplitter:
         return splitter
 
     @property
-    def tail(self) -> str:
-        """The unsettled text (what a live preview shows)."""
-        return self._tail
-
-    @property
     def open_fence(self) -> bool:
         return self._fence_close is not None
 
@@ -96,48 +87,16 @@ class BlockSplitter:
         self.add(chunk)
         return self.settle()
 
-    def add(self, chunk: str) -> None:
-        """Add a chunk without looking for settled blocks (cheap)."""
-        if self._held_cr:
-            chunk = "\r" + chunk
-            self._held_cr = False
-        if chunk.endswith("\r"):
-            chunk, self._held_cr = chunk[:-1], True
-        if "\r" in chunk:
-            chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
-        tail, self._tail = self._tail, ""
-        tail += chunk  # a lone reference: CPython grows it in place (linear total)
-        self._tail = tail
-
-    def settle(self) -> list[Block]:
-        """The blocks that text added since the last call settled (often none)."""
-        start, self._unsettled_from = self._unsettled_from, len(self._tail)
-        if self._tail.find("\n", max(start - 1, 0)) < 0 or not self._worth_parsing(start):
-            return []
-        blocks = self._settle(final=False)
-        self._unsettled_from = len(self._tail)
-        return blocks
-
-    def finish(self) -> list[Block]:
-        """The text ended: everything left is settled."""
-        if self._held_cr:
-            self._tail += "\n"
-            self._held_cr = False
-        return self._settle(final=True)
-
     # ------------------------------------------------------------ internals
 
     def _worth_parsing(self, start: int) -> bool:
-        complete = self._tail.rfind("\n") + 1
         if self._fence_close is not None:
             # Inside an open fence only a closing fence line can settle anything.
+            complete = self._tail.rfind("\n") + 1
             line_start = self._tail.rfind("\n", 0, start) + 1
             new_lines = self._tail[line_start:complete].split("\n")
             return any(self._fence_close.match(line) for line in new_lines)
-        if complete < _SMALL:
-            return True
-        grown = complete - self._parsed_len
-        return grown * 4 >= complete or "\n\n" in self._tail[max(start - 1, 0):complete]
+        return super()._worth_parsing(start)
 
     def _settle(self, *, final: bool) -> list[Block]:
         end = len(self._tail) if final else self._tail.rfind("\n") + 1

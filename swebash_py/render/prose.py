@@ -27,6 +27,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from swebash_py.render.oneline import one_line
+from swebash_py.render.settling import SettlingText
 
 # Characters that can start inline syntax or a table (emphasis, code, links,
 # images, autolinks, HTML, entities, escapes, strikethrough, table cells), and tabs.
@@ -34,7 +35,6 @@ _RISKY = re.compile(r"[\\`*_\[\]<&~|\t]")
 # A line (after a newline) that starts with whitespace or a block marker, or
 # whitespace before a line break (a hard or soft break that trims it).
 _LINE_RISK = re.compile(r"\n(?:[^\S\n]|[#>+=\-]|\d{1,9}[.)])|[^\S\n]\n")
-_SMALL = 4096  # as in ``blocks``: below this many unsettled chars, parse every line
 _LOOK_BACK = 16  # enough of a line to see its start (``\d{1,9}[.)]``)
 
 
@@ -99,7 +99,7 @@ class ProseBlock:
         self.gap_before = gap_before
 
 
-class ProseSplitter:
+class ProseSplitter(SettlingText[ProseBlock]):
     """``BlockSplitter`` for prose: the same blocks, settled at the same calls.
 
     ``prose`` turns False (for good) once the text holds anything else; the
@@ -109,70 +109,35 @@ class ProseSplitter:
     open_fence = False
 
     def __init__(self) -> None:
-        self.tail = ""  # unsettled text, always starting at a line boundary
+        super().__init__()
         self.prose = True
-        self._held_cr = False
-        self._parsed_len = 0
-        self._prev_new_line = False
-        self._unsettled_from = 0
         self._line_start = 0  # where the last line of ``tail`` starts
 
     def state(self) -> ProseState:
         """What a ``BlockSplitter`` needs to go on from here."""
-        return {"tail": self.tail, "held_cr": self._held_cr, "parsed_len": self._parsed_len,
+        return {"tail": self._tail, "held_cr": self._held_cr, "parsed_len": self._parsed_len,
                 "unsettled_from": self._unsettled_from, "prev_new_line": self._prev_new_line}
 
     def add(self, chunk: str) -> None:
         """Append a chunk as ``BlockSplitter.add`` does; note whether it is still prose."""
-        if self._held_cr:
-            chunk = "\r" + chunk
-            self._held_cr = False
-        if chunk.endswith("\r"):
-            chunk, self._held_cr = chunk[:-1], True
-        if "\r" in chunk:
-            chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
-        tail, self.tail = self.tail, ""
-        old = len(tail)
-        tail += chunk  # a lone reference: CPython grows it in place (linear total)
-        self.tail = tail
-        if self.prose and chunk:
-            self.prose = self._still_prose(old, chunk)
-        if "\n" in chunk:
-            self._line_start = old + chunk.rfind("\n") + 1
+        old = len(self._tail)
+        super().add(chunk)
+        added = self._tail[old:]  # the chunk as added (line ends made ``\n``)
+        if self.prose and added:
+            self.prose = self._still_prose(old, added)
+        if "\n" in added:
+            self._line_start = old + added.rfind("\n") + 1
 
     def _still_prose(self, old: int, chunk: str) -> bool:
         if _RISKY.search(chunk) is not None:
             return False
         if old - self._line_start < _LOOK_BACK:  # the line's start may change meaning
-            return _LINE_RISK.search("\n" + self.tail[self._line_start:]) is None
-        return _LINE_RISK.search(self.tail, old - 1) is None
-
-    def settle(self) -> list[ProseBlock]:
-        """As ``BlockSplitter.settle``."""
-        start, self._unsettled_from = self._unsettled_from, len(self.tail)
-        if self.tail.find("\n", max(start - 1, 0)) < 0 or not self._worth_parsing(start):
-            return []
-        blocks = self._settle(final=False)
-        self._unsettled_from = len(self.tail)
-        return blocks
-
-    def finish(self) -> list[ProseBlock]:
-        """As ``BlockSplitter.finish``."""
-        if self._held_cr:
-            self.tail += "\n"
-            self._held_cr = False
-        return self._settle(final=True)
-
-    def _worth_parsing(self, start: int) -> bool:
-        complete = self.tail.rfind("\n") + 1
-        if complete < _SMALL:
-            return True
-        grown = complete - self._parsed_len
-        return grown * 4 >= complete or "\n\n" in self.tail[max(start - 1, 0):complete]
+            return _LINE_RISK.search("\n" + self._tail[self._line_start:]) is None
+        return _LINE_RISK.search(self._tail, old - 1) is None
 
     def _settle(self, *, final: bool) -> list[ProseBlock]:
-        end = len(self.tail) if final else self.tail.rfind("\n") + 1
-        text = self.tail[:end]
+        end = len(self._tail) if final else self._tail.rfind("\n") + 1
+        text = self._tail[:end]
         self._parsed_len = end
         lines = text.split("\n")
         spans = _paragraph_spans(lines)
@@ -183,11 +148,11 @@ class ProseSplitter:
             blocks = [ProseBlock(source, Prose(paragraphs(source)), self._prev_new_line)]
             self._prev_new_line = True  # a paragraph is followed by a blank line
         if final:
-            self.tail, self._parsed_len, self._unsettled_from = "", 0, 0
+            self._tail, self._parsed_len, self._unsettled_from = "", 0, 0
             self._line_start = 0
         elif keep > 0:
             cut = len("\n".join(lines[:spans[keep][0]])) + 1
-            self.tail = self.tail[cut:]
+            self._tail = self._tail[cut:]
             self._parsed_len = max(0, end - cut)
             self._line_start -= cut
         return blocks
