@@ -217,17 +217,21 @@ async def test_an_interim_100_continue_is_skipped(backend: DirectBackend) -> Non
         await server.stop()
 
 
-@pytest.mark.parametrize("framing", [content_length, chunked])
-async def test_the_next_request_reuses_the_connection(backend: DirectBackend,
-                                                      framing: Any) -> None:
-    server = RawServer(framing(SSE), framing(SSE))
+async def two_rounds(backend: DirectBackend, server: RawServer) -> int:
+    """Ask ``server`` twice in a row; the connections it saw."""
     url = await server.start()
     try:
         for _ in range(2):
             assert answer(await ask(backend, url)) == "Hello, wörld!"
     finally:
         await server.stop()
-    assert server.connections == 1
+    return server.connections
+
+
+@pytest.mark.parametrize("framing", [content_length, chunked])
+async def test_the_next_request_reuses_the_connection(backend: DirectBackend,
+                                                      framing: Any) -> None:
+    assert await two_rounds(backend, RawServer(framing(SSE), framing(SSE))) == 1
 
 
 class LateTerminator(RawServer):
@@ -284,13 +288,7 @@ async def test_the_twin_a_server_that_says_close_gets_a_new_connection(
         backend: DirectBackend) -> None:
     server = RawServer(content_length(SSE, "connection: close"),
                        content_length(SSE, "connection: close"), close_after=True)
-    url = await server.start()
-    try:
-        for _ in range(2):
-            assert answer(await ask(backend, url)) == "Hello, wörld!"
-    finally:
-        await server.stop()
-    assert server.connections == 2
+    assert await two_rounds(backend, server) == 2
 
 
 @pytest.mark.parametrize("checked", [True, False], ids=["seen-closed", "found-closed"])
@@ -301,13 +299,7 @@ async def test_a_kept_connection_the_server_dropped_is_replaced(
     if not checked:
         monkeypatch.setattr(Connection, "_quiet", lambda self: True)
     server = RawServer(content_length(SSE), content_length(SSE), close_after=True)
-    url = await server.start()
-    try:
-        for _ in range(2):
-            assert answer(await ask(backend, url)) == "Hello, wörld!"
-    finally:
-        await server.stop()
-    assert server.connections == 2
+    assert await two_rounds(backend, server) == 2
 
 
 async def test_reuse_against_the_scripted_provider(backend: DirectBackend,
