@@ -93,7 +93,7 @@ class Direct:
     """Draws a ``simple`` token list as rich's ``Markdown`` draws it."""
 
     def __init__(self, console: Console, options: ConsoleOptions, base: Style,
-                 code: Callable[[str], tuple[Lexer, SyntaxTheme]]) -> None:
+                 code: Callable[[str, str], tuple[Lexer, SyntaxTheme]]) -> None:
         self._console = console
         self._options = options.update(height=None)
         self._stack = [base]
@@ -170,7 +170,7 @@ class Direct:
     def _fence(self, token: Token, out: list[Segment]) -> None:
         name = (token.info or "").partition(" ")[0] or "text"
         code = strip_control_codes(token.content).rstrip()
-        view = CodeView(code, *self._code(name))
+        view = CodeView(code, *self._code(name, code))
         out.extend(self._console.render(view, self._options))
 
     def _list(self, token: Token, items: Sequence[Token], out: list[Segment]) -> bool:

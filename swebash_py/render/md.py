@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core.state_core import StateCore
 from markdown_it.token import Token
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
+from pygments.lexers import find_lexer_class_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import (
@@ -37,6 +37,7 @@ from rich.markdown import (
 from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 
+from swebash_py.render.asciilex import ascii_variant
 from swebash_py.render.code import CodeView
 from swebash_py.render.direct import Direct
 from swebash_py.render.oneline import one_line
@@ -73,12 +74,22 @@ def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
 
 
 @lru_cache(maxsize=64)
-def lexer(name: str) -> Lexer:
-    """The Pygments lexer ``Syntax`` would build for ``name`` ("text" when unknown)."""
+def lexer(name: str, ascii_only: bool = False) -> Lexer:
+    """The Pygments lexer ``Syntax`` would build for ``name`` ("text" when unknown);
+    with ``ascii_only``, one that lexes ASCII text to the same tokens and is cheaper
+    to build (``asciilex``): only for text that ``str.isascii``."""
     try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+        cls = find_lexer_class_by_name(name)  # get_lexer_by_name's lookup, not built yet
     except ClassNotFound:
-        return get_lexer_by_name("text", stripnl=False, ensurenl=True, tabsize=4)
+        cls = find_lexer_class_by_name("text")
+    if ascii_only:
+        cls = ascii_variant(cls)
+    return cls(stripnl=False, ensurenl=True, tabsize=4)
+
+
+def code_lexer(name: str, code: str) -> Lexer:
+    """The lexer for a code block of language ``name`` holding ``code``."""
+    return lexer(name, code.isascii())
 
 
 @lru_cache(maxsize=8)
@@ -92,7 +103,7 @@ class _CodeBlock(CodeBlock):
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        yield CodeView(code, lexer(self.lexer_name), theme(self.theme))
+        yield CodeView(code, code_lexer(self.lexer_name, code), theme(self.theme))
 
 
 class _Paragraph(Paragraph):
@@ -207,6 +218,6 @@ class FastMarkdown(Markdown):
         base = console.get_style(self.style, default="none")
         yield from Direct(console, options, base, self._code).segments(self.parsed, rich)
 
-    def _code(self, name: str) -> tuple[Lexer, SyntaxTheme]:
-        """What ``_CodeBlock`` draws a block of language ``name`` with."""
-        return lexer(name), theme(self.code_theme)
+    def _code(self, name: str, code: str) -> tuple[Lexer, SyntaxTheme]:
+        """What ``_CodeBlock`` draws a block of language ``name`` holding ``code`` with."""
+        return code_lexer(name, code), theme(self.code_theme)
