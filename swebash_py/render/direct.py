@@ -4,7 +4,8 @@
 and one element object per block, each rendered through ``console.render``:
 some 20 us of bookkeeping per block before any text is drawn. A document made
 only of the common blocks (headings h2-h6, paragraphs, code blocks, bullet and
-ordered lists whose items are one line of one paragraph each) with only
+ordered lists whose items are one line of one paragraph each, tables whose
+cells are one line each and that fit: ``table``) with only
 emphasis, strong, strikethrough, inline code and soft breaks inside is drawn
 here straight from its tokens: the same ``Text`` spans (the same style stack
 sums), the same renderers (``oneline``, ``CodeView``, ``console.render`` of the
@@ -30,6 +31,7 @@ from rich.text import Text
 
 from swebash_py.render.code import CodeView
 from swebash_py.render.oneline import one_line
+from swebash_py.render.table import Cell, justify_of, make_cell, table_segments
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
@@ -39,6 +41,9 @@ _HEADINGS = {"h2", "h3", "h4", "h5", "h6"}  # h1 is centred: rich's loop draws i
 _INLINE = {"text", "softbreak", "code_inline", "strong_open", "strong_close", "em_open",
            "em_close", "s_open", "s_close"}
 _LISTS = {"bullet_list_open", "ordered_list_open"}
+_SELF_SPACED = {*_LISTS, "table_open"}  # drawn with their own blank line, or by rich
+_TABLE = {"thead_open", "thead_close", "tbody_open", "tbody_close", "tr_open", "tr_close",
+          "th_open", "th_close", "td_open", "td_close"}
 _LINE = Segment.line()
 _OWE_LINE = Token("html_block", "", 0)  # an ``UnknownElement``: draws nothing, owes a line
 
@@ -76,6 +81,9 @@ def simple_block(tokens: Sequence[Token], i: int, end: int) -> bool:
         return True
     if kind == "paragraph_open" or (kind == "heading_open" and tokens[i].tag in _HEADINGS):
         return end == i + 3 and _inline(tokens, i + 1)
+    if kind == "table_open":
+        return all(tokens[k].type in _TABLE or _inline(tokens, k, empty=True)
+                   for k in range(i + 1, end - 1))
     if kind not in _LISTS or (end - i - 2) % 5 or end - i < 7:
         return False
     return all(tokens[k].type == "list_item_open" and tokens[k + 1].type == "paragraph_open"
@@ -83,9 +91,9 @@ def simple_block(tokens: Sequence[Token], i: int, end: int) -> bool:
                for k in range(i + 1, end - 1, 5))
 
 
-def _inline(tokens: Sequence[Token], i: int) -> bool:
+def _inline(tokens: Sequence[Token], i: int, *, empty: bool = False) -> bool:
     token = tokens[i] if i < len(tokens) else None
-    return (token is not None and token.type == "inline" and bool(token.children)
+    return (token is not None and token.type == "inline" and (empty or bool(token.children))
             and all(child.type in _INLINE for child in token.children or ()))
 
 
@@ -112,11 +120,12 @@ class Direct:
             end = block_end(tokens, i)
             kind = token.type
             if not simple_block(tokens, i, end) or (
-                    kind in _LISTS and not self._list(token, tokens[i + 1:end - 1], out)):
+                    kind in _SELF_SPACED and not self._self_spaced(token, tokens[i + 1:end - 1],
+                                                                   out)):
                 # rich's loop starts with no blank line owed; an element it draws
                 # nothing for, but which owes one after it, puts it in our state.
                 out.extend(rich([_OWE_LINE, *tokens[i:end]] if new_line else tokens[i:end]))
-            elif kind not in _LISTS:  # a list added itself, its blank line first
+            elif kind not in _SELF_SPACED:  # a list or table added itself, its blank line first
                 if new_line:
                     out.append(_LINE)
                 if kind in ("fence", "code_block"):
@@ -134,10 +143,11 @@ class Direct:
         self._stack.append(style)
         return style
 
-    def _runs(self, name: str, inline: Token) -> list[tuple[str, Style]]:
+    def _runs(self, name: str | None, inline: Token) -> list[tuple[str, Style]]:
         """The element's text as appended to its ``Text``: (piece, style) runs,
-        styled as rich's context styles them."""
-        self._push(name)
+        styled as rich's context styles them (``name``: the element's own style,
+        None for an element that enters none, like a table cell)."""
+        self._push(name or "none")
         runs: list[tuple[str, Style]] = []
         stack = self._stack
         for child in inline.children or ():
@@ -172,6 +182,33 @@ class Direct:
         code = strip_control_codes(token.content).rstrip()
         view = CodeView(code, *self._code(name, code))
         out.extend(self._console.render(view, self._options))
+
+    def _self_spaced(self, token: Token, inner: Sequence[Token], out: list[Segment]) -> bool:
+        if token.type == "table_open":
+            return self._table(inner, out)
+        return self._list(token, inner, out)
+
+    def _table(self, inner: Sequence[Token], out: list[Segment]) -> bool:
+        """A table: its own blank line first (its cells left one), then the table
+        (``table``); False (nothing added) when only rich's ``Table`` can draw it."""
+        rows: list[list[Cell]] = []
+        for k, token in enumerate(inner):
+            if token.type == "tr_open":
+                rows.append([])
+            elif token.type in ("th_open", "td_open"):
+                header = token.type == "th_open"
+                if not rows or header != (len(rows) == 1):  # the first row is the header
+                    return False
+                cell = make_cell(self._runs(None, inner[k + 1]), justify_of(token), header)
+                if cell is None:
+                    return False
+                rows[-1].append(cell)
+        segments = table_segments(self._console, self._options, rows) if rows else None
+        if segments is None:
+            return False
+        out.append(_LINE)
+        out.extend(segments)
+        return True
 
     def _list(self, token: Token, items: Sequence[Token], out: list[Segment]) -> bool:
         """A list: its own blank line first (its items left one), then one line per

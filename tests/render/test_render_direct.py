@@ -113,8 +113,8 @@ def test_another_code_theme_and_a_style_match_rich_markdown() -> None:
 
 def test_simple_decides_by_blocks_and_inline_tokens() -> None:
     yes = ["## h", "para **b** *e* `c` ~~s~~\nsoft", "```x\ny\n```", "- a\n- b",
-           "3. a\n4. b", "    code", ""]
-    no = ["# h1", "> q", "[l](u)", "a  \nb", "---", "- a\n  - b", "| a |\n|---|\n| 1 |",
+           "3. a\n4. b", "    code", "", "| a |\n|---|\n| 1 |", "| *a* | |\n|--|:-:|\n| `1` |"]
+    no = ["# h1", "> q", "[l](u)", "a  \nb", "---", "- a\n  - b", "| [a](u) |\n|---|\n| 1 |",
           "![i](u)", "<b>x</b>", "-\n- b", "1. a\n\n   b", "##"]
     assert all(direct.simple(PARSER.parse(doc)) for doc in yes)
     assert not any(direct.simple(PARSER.parse(doc)) for doc in no)
@@ -139,7 +139,7 @@ def test_the_direct_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     _printed(FastMarkdown("- " + "long " * 30), 80)
     assert len(calls) == 2
     calls.clear()  # only the blocks it does not draw go to rich's loop, one by one
-    _printed(FastMarkdown("## h\n\n> q\n\npara\n\n---\n\n- a\n\n| a |\n|---|\n| 1 |\n"), 80)
+    _printed(FastMarkdown("## h\n\n> q\n\npara\n\n---\n\n- a\n\n| [a](u) |\n|---|\n| 1 |\n"), 80)
     assert len(calls) == 3
 
 
