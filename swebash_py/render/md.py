@@ -37,6 +37,7 @@ from rich.markdown import (
 from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 
+from swebash_py.render import inline
 from swebash_py.render.asciilex import ascii_variant
 from swebash_py.render.code import CodeView
 from swebash_py.render.direct import Direct
@@ -56,7 +57,9 @@ def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
 
     An inline token whose text holds none of the characters that can start
     inline syntax (the inline parser's own terminators) becomes one text token,
-    which is what the inline pass would make of it, without running that pass.
+    which is what the inline pass would make of it, without running that pass;
+    one of only strong and code spans in plain text gets its tokens from
+    ``inline`` (the same tokens).
     """
     plain = _INLINE_PASS.inline.terminator_re.search
     rest = []
@@ -66,7 +69,11 @@ def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
         if plain(token.content) is None:
             token.children = [Token("text", "", 0, content=token.content)] if token.content else []
         else:
-            rest.append(token)
+            made = inline.children(token.content)  # strong and code spans in plain text
+            if made is None:
+                rest.append(token)
+            else:
+                token.children = made
     state = StateCore("", _INLINE_PASS, env)
     state.tokens = rest  # the inline pass reads and fills only inline tokens
     _INLINE_PASS.core.process(state)
