@@ -24,11 +24,11 @@ from markdown_it.token import Token
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
-from rich.markdown import Markdown, UnknownElement
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from swebash_py.render import elements
 from swebash_py.render.code import CodeView
 from swebash_py.render.oneline import one_line
 from swebash_py.render.table import Cell, justify_of, make_cell, table_segments
@@ -50,7 +50,7 @@ _OWE_LINE = Token("html_block", "", 0)  # an ``UnknownElement``: draws nothing, 
 
 def _new_line_after(token: Token) -> bool:
     """Whether the element ``token`` opens owes a blank line before the next one."""
-    return bool(Markdown.elements.get(token.type, UnknownElement).new_line)
+    return elements.new_line_after(token.type)
 
 
 def simple(tokens: Sequence[Token]) -> bool:
