@@ -3,7 +3,7 @@
 ``Markdown.__rich_console__`` walks the tokens through a context, a style stack
 and one element object per block, each rendered through ``console.render``:
 some 20 us of bookkeeping per block before any text is drawn. A document made
-only of the common blocks (headings h2-h6, paragraphs, code blocks, bullet and
+only of the common blocks (headings, paragraphs, code blocks, bullet and
 ordered lists whose items are one line of one paragraph each, tables whose
 cells are one line each and that fit: ``table``) with only
 emphasis, strong, strikethrough, inline code and soft breaks inside is drawn
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from pygments.lexer import Lexer
     from rich.syntax import SyntaxTheme
 
-_HEADINGS = {"h2", "h3", "h4", "h5", "h6"}  # h1 is centred: rich's loop draws it
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}  # h1 centred, the others left
 _INLINE = {"text", "softbreak", "code_inline", "strong_open", "strong_close", "em_open",
            "em_close", "s_open", "s_close"}
 _LISTS = {"bullet_list_open", "ordered_list_open"}
@@ -133,7 +133,8 @@ class Direct:
                 else:
                     paragraph = kind == "paragraph_open"
                     name = "markdown.paragraph" if paragraph else f"markdown.{token.tag}"
-                    self._text(name, tokens[i + 1], out)
+                    justify = "center" if token.tag == "h1" else "left"
+                    self._text(name, tokens[i + 1], out, justify)
             new_line = _new_line_after(token)
             i = end
         return out
@@ -166,11 +167,11 @@ class Direct:
         stack.pop()
         return runs
 
-    def _text(self, name: str, inline: Token, out: list[Segment]) -> None:
+    def _text(self, name: str, inline: Token, out: list[Segment], justify: str) -> None:
         runs = self._runs(name, inline)
-        line = one_line_runs(runs, self._options.max_width)
+        line = one_line_runs(runs, self._options.max_width, justify)
         if line is None:
-            text = Text(justify="left")
+            text = Text(justify=justify)  # type: ignore[arg-type]
             for piece, style in runs:
                 text.append(piece, style)
             fast = one_line(self._console, self._options, text)
@@ -250,20 +251,24 @@ class Direct:
 _NULL = Style.null()
 
 
-def one_line_runs(runs: list[tuple[str, Style]], width: int) -> list[Segment] | None:
+def one_line_runs(runs: list[tuple[str, Style]], width: int,
+                  justify: str = "left") -> list[Segment] | None:
     """What ``oneline.one_line`` gives for the ``Text`` these runs append to (one
     span per styled run, none for an unstyled one), built without the ``Text``:
     ``Text.render`` cuts at span edges only, so unstyled runs and the padding
-    between two edges are one segment. None when it would not fit on one line
-    or holds anything but printable characters (then the ``Text`` decides)."""
+    between two edges are one segment. ``justify`` "center" pads both sides as
+    ``Lines.justify`` does (after stripping the end: so only text with nothing to
+    strip is taken). None when it would not fit on one line or holds anything but
+    printable characters (then the ``Text`` decides)."""
     plain = "".join(piece for piece, _ in runs)
-    if not plain.isprintable():
+    if not plain.isprintable() or (justify == "center" and plain != plain.rstrip()):
         return None
     cells = cell_len(plain)
     if cells > width:
         return None
     out: list[Segment] = []
-    pending = ""  # unstyled text since the last span edge
+    left = (width - cells) // 2 if justify == "center" else 0
+    pending = " " * left  # unstyled text since the last span edge
     for piece, style in runs:
         if not piece:
             continue
@@ -274,7 +279,7 @@ def one_line_runs(runs: list[tuple[str, Style]], width: int) -> list[Segment] | 
             out.append(Segment(piece, style))
         else:
             pending += piece
-    pending += " " * (width - cells)
+    pending += " " * (width - cells - left)
     if pending:
         out.append(Segment(pending, _NULL))
     out.append(_LINE)
