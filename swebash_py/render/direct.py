@@ -182,7 +182,9 @@ class Direct:
         name = (token.info or "").partition(" ")[0] or "text"
         code = strip_control_codes(token.content).rstrip()
         view = CodeView(code, *self._code(name, code))
-        out.extend(self._console.render(view, self._options))
+        segments = view.segments(self._options)  # what rendering the view yields
+        out.extend(self._console.render(view.syntax(), self._options) if segments is None
+                   else segments)
 
     def _self_spaced(self, token: Token, inner: Sequence[Token], out: list[Segment]) -> bool:
         if token.type == "table_open":

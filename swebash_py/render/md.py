@@ -26,6 +26,8 @@ from markdown_it.rules_core.state_core import StateCore
 from markdown_it.token import Token
 from pygments.lexer import Lexer
 from pygments.lexers import find_lexer_class_by_name
+from pygments.lexers._mapping import LEXERS
+from pygments.plugin import find_plugin_lexers
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
@@ -81,12 +83,37 @@ def lexer(name: str, ascii_only: bool = False) -> Lexer:
     with ``ascii_only``, one that lexes ASCII text to the same tokens and is cheaper
     to build (``asciilex``): only for text that ``str.isascii``."""
     try:
-        cls = find_lexer_class_by_name(name)  # get_lexer_by_name's lookup, not built yet
+        cls = lexer_class(name)
     except ClassNotFound:
-        cls = find_lexer_class_by_name("text")
+        cls = lexer_class("text")
     if ascii_only:
-        cls = ascii_variant(cls)
+        cls = ascii_variant(cls)  # type: ignore[arg-type]
     return cls(stripnl=False, ensurenl=True, tabsize=4)
+
+
+def lexer_class(name: str) -> type[Lexer]:
+    """``find_lexer_class_by_name(name)`` (``get_lexer_by_name``'s lookup), with the
+    installed plugins' lexers listed once per process: a live preview asks for
+    every prefix of a fence's language as it streams in ("p", "py", "pyt", ...),
+    and each miss would scan the installed packages' entry points again."""
+    alias = name.lower()
+    if alias in _builtin_aliases():
+        found: type[Lexer] = find_lexer_class_by_name(name)
+        return found
+    for cls in _plugin_lexers() if name else ():
+        if alias in cls.aliases:
+            return cls
+    raise ClassNotFound(f"no lexer for alias {name!r} found")
+
+
+@lru_cache(maxsize=1)
+def _builtin_aliases() -> frozenset[str]:
+    return frozenset(alias for _, _, aliases, _, _ in LEXERS.values() for alias in aliases)
+
+
+@lru_cache(maxsize=1)
+def _plugin_lexers() -> tuple[type[Lexer], ...]:
+    return tuple(find_plugin_lexers())
 
 
 def code_lexer(name: str, code: str) -> Lexer:

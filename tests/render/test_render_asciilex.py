@@ -9,6 +9,7 @@ code gets the variant) and that shapes ``ascii_part`` cannot prove are refused.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from pathlib import Path
@@ -19,6 +20,7 @@ from pygments.lexer import RegexLexer
 from pygments.lexers import find_lexer_class_by_name
 from rich.markdown import Markdown
 
+from swebash_py.render import md
 from swebash_py.render.asciilex import ascii_part, ascii_variant
 from swebash_py.render.md import FastMarkdown, code_lexer, lexer
 from tests.render.helpers import make_console, output
@@ -128,3 +130,48 @@ def test_code_blocks_match_rich_markdown(width: int, color_system: str | None) -
     ours.print(FastMarkdown(doc))
     theirs.print(Markdown(doc))
     assert output(ours) == output(theirs)
+
+
+def test_lexer_class_finds_what_pygments_finds() -> None:
+    from pygments.lexers import get_all_lexers
+    from pygments.util import ClassNotFound
+
+    aliases = [alias for _, names, _, _ in get_all_lexers() for alias in names][::7]
+    for alias in [*aliases, "Python", "SH", "py3"]:
+        assert md.lexer_class(alias) is find_lexer_class_by_name(alias), alias
+    for missing in ["", "p", "pyt", "no-such-language"]:
+        with pytest.raises(ClassNotFound):
+            md.lexer_class(missing)
+
+
+def test_installed_plugins_are_listed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's lexer is found as Pygments finds it, but the entry points are read
+    once, however many unknown names (a streaming fence's prefixes) are asked for;
+    Pygments' own lookup reads them on every miss (the twin)."""
+    from pygments.lexers.special import TextLexer
+    from pygments.util import ClassNotFound
+
+    fancy = type("ZzPluginLexer", (TextLexer,), {"aliases": ["zzplugin"]})
+    scans: list[int] = []
+
+    def plugins() -> object:
+        scans.append(1)
+        yield fancy
+
+    monkeypatch.setattr(md, "find_plugin_lexers", plugins)
+    # (``pygments.lexers`` replaces itself in ``sys.modules``: patch its functions' globals)
+    monkeypatch.setitem(find_lexer_class_by_name.__globals__, "find_plugin_lexers", plugins)
+    md._plugin_lexers.cache_clear()
+    try:
+        assert md.lexer_class("zzplugin") is fancy is find_lexer_class_by_name("zzplugin")
+        scans.clear()
+        for prefix in ["z", "zz", "zzp", "zzplug", "zzplugin"]:
+            with contextlib.suppress(ClassNotFound):
+                md.lexer_class(prefix)
+        assert scans == []  # listed by the first lookup already
+        for prefix in ["z", "zz", "zzp"]:
+            with pytest.raises(ClassNotFound):
+                find_lexer_class_by_name(prefix)
+        assert len(scans) == 3
+    finally:
+        md._plugin_lexers.cache_clear()
