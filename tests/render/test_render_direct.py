@@ -177,6 +177,11 @@ def test_centred_h1_matches_rich_markdown(width: int, color_system: str | None) 
     for doc in ["# a", "# ab", "# **bold** and `code`", "# 漢字 x", "# a `b `", "# `a `",
                 "# " + "word " * 12, "# x\n\npara\n\n# y"]:
         assert _same(doc, width, color_system), (doc, width)
+        ours, theirs = (Console(file=io.StringIO(), width=width, force_terminal=True,
+                                color_system="truecolor", no_color=True) for _ in range(2))
+        ours.print(FastMarkdown(doc))
+        theirs.print(Markdown(doc))
+        assert ours.file.getvalue() == theirs.file.getvalue(), doc  # type: ignore[attr-defined]
 
 
 def test_an_off_by_one_centring_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,8 @@
 Random tables (alignments, empty cells, inline styles, wide and odd characters,
 header-only, ragged rows, too wide for the console) are printed by ``FastMarkdown``
 and by rich's ``Markdown`` on identical consoles over widths (narrow ones too),
-colour systems, themes and an ASCII-only console, and compared. Other cases show
+colour systems (the downgraded ones each in a fresh process: rich caches a
+style's codes), NO_COLOR, themes and an ASCII-only console, and compared. Other cases show
 the direct path is taken where it may, and that the comparison catches a
 dropped header style or a wrong justification.
 """
@@ -11,7 +12,11 @@ dropped header style or a wrong justification.
 from __future__ import annotations
 
 import io
+import json
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -22,6 +27,7 @@ from rich.theme import Theme
 from swebash_py.render import direct, table
 from swebash_py.render.md import FastMarkdown
 
+ROOT = Path(__file__).resolve().parents[2]
 CELLS = ["a", "name", "value", "12", "999", "**bold**", "*em*", "`code`", "~~gone~~",
          "**b** and *e*", "é", "漢字", "x" * 14, "two words", "", "`a b `", "\\|",
          "bell\x07", "tab\there", "***both***", "`` ` ``", " spaced  "]
@@ -73,19 +79,38 @@ def _same(doc: str, width: int, color_system: str | None = "truecolor", **option
             == _printed(Markdown(doc), width, color_system, file=twin or io.StringIO(), **options))
 
 
-@pytest.mark.parametrize("width", [1, 4, 9, 16, 30, 80])
-@pytest.mark.parametrize("color_system", [None, "standard", "256", "truecolor"])
-def test_random_tables_match_rich_markdown(width: int, color_system: str | None) -> None:
-    for doc in documents(60, seed=width):
-        assert _same(doc, width, color_system), doc
+WIDTHS = [1, 4, 9, 16, 30, 80]
 
 
-def test_a_theme_an_ascii_console_and_safe_boxes_match_rich_markdown() -> None:
+def mismatches(color_system: str | None) -> list[str]:
+    """The random documents ``FastMarkdown`` and ``Markdown`` print differently."""
+    return [doc for width in WIDTHS for doc in documents(60, seed=width)
+            if not _same(doc, width, color_system)]
+
+
+@pytest.mark.parametrize("color_system", [None, "truecolor"])
+def test_random_tables_match_rich_markdown(color_system: str | None) -> None:
+    assert mismatches(color_system) == []
+
+
+@pytest.mark.parametrize("color_system", ["standard", "256"])
+def test_downgraded_colours_match_rich_markdown_in_a_fresh_process(color_system: str) -> None:
+    # rich caches a Style's escape codes on the instance, for the colour system it
+    # first met: one process has one console, so each system gets its own process.
+    script = ("import json; from tests.render.test_render_table import mismatches; "
+              f"print(json.dumps(mismatches({color_system!r})))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_a_theme_no_color_an_ascii_console_and_safe_boxes_match_rich_markdown() -> None:
     theme = Theme({"markdown.table.border": "red on blue", "markdown.table.header": "italic",
                    "table.header": "underline green", "markdown.strong": "reverse"})
     for doc in documents(40, seed=11):
         assert _same(doc, 40, theme=theme), doc
         assert _same(doc, 40, safe_box=False), doc
+        assert _same(doc, 40, no_color=True), doc  # NO_COLOR: bold and the like stay
         assert _same(doc, 40, file=_AsciiFile()), doc
 
 
