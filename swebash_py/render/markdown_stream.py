@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 
-from swebash_py.render.prose import Prose, ProseBlock, ProseSplitter, is_prose, paragraphs
+from swebash_py.render.prose import ProseBlock, ProseSplitter, is_prose, paragraphs
+from swebash_py.render.prose_view import Prose
 from swebash_py.render.sanitize import StreamNeutralizer
 
 if TYPE_CHECKING:
