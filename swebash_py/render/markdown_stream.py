@@ -61,10 +61,13 @@ class MarkdownStream:
             self._add(text)
 
     def _add(self, text: str) -> None:
-        self._splitter.add(text)
-        self._leave_prose()
+        splitter = self._splitter
+        splitter.add(text)
+        if isinstance(splitter, ProseSplitter) and not splitter.prose:
+            self._leave_prose()
 
     def _leave_prose(self) -> None:
+        """Markdown came: a ``BlockSplitter`` goes on from the prose splitter's state."""
         splitter = self._splitter
         if isinstance(splitter, ProseSplitter) and not splitter.prose:
             from swebash_py.render.blocks import BlockSplitter

@@ -1,11 +1,13 @@
 """Prose as rich draws it, without rich: the lines ``prose_view.Prose`` renders.
 
-For ASCII paragraphs only (every character one cell wide, the only whitespace a
-space): each paragraph is what ``rich.text.Text(para, justify="left")`` renders
-at a width, i.e. ``Text.wrap`` with overflow ``fold`` (``rich._wrap.divide_line``
-ported as it is, then ``rstrip_end``, then left justification: cropped or padded
-with spaces to the width), paragraphs one empty line apart. Tests compare the
-result with rich's own rendering byte for byte. Stdlib only (``cli.tty_text``).
+For paragraphs of characters one cell wide (``drawable``: rich's own known
+single-cell ranges, plus the dashes, quotes and ellipsis of General Punctuation,
+one cell in every Unicode version rich knows; a test checks it): each paragraph
+is what ``rich.text.Text(para, justify="left")`` renders at a width, i.e.
+``Text.wrap`` with overflow ``fold`` (``rich._wrap.divide_line`` ported as it is,
+then ``rstrip_end``, then left justification: cropped or padded with spaces to
+the width), paragraphs one empty line apart. Tests compare the result with
+rich's own rendering byte for byte. Stdlib only (``cli.tty_text``).
 """
 
 from __future__ import annotations
@@ -13,13 +15,18 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+# Not drawn here: any character outside rich's single-cell ranges (rich.cells
+# _SINGLE_CELL_UNICODE_RANGES) and U+2010-U+2027 but a newline.
+_NOT_ONE_CELL = re.compile("[^\n\x20-\x7e\xa0-\xac\xae-\u02ff\u0370-\u0482"
+                           "\u2010-\u2027\u2500-\u25fc\u2800-\u28ff]")
 _WORD = re.compile(r"\s*\S+\s*")  # rich._wrap.re_word
 _TRAILING_SPACE = re.compile(r"\s+$")  # rich.text._re_whitespace
 
 
 def drawable(text: str) -> bool:
-    """Whether ``prose_lines`` draws ``text``'s paragraphs as rich would: ASCII only."""
-    return text.isascii()
+    """Whether ``prose_lines`` draws ``text``'s paragraphs as rich would: each of its
+    characters one cell wide (so ``len`` counts cells, as rich's ``cell_len``)."""
+    return _NOT_ONE_CELL.search(text) is None
 
 
 def prose_lines(paragraphs: list[str], width: int) -> list[str]:

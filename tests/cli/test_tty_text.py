@@ -43,6 +43,9 @@ from tests.render.helpers import FakeClock, chunked, make_console, output, text_
 from tests.render.test_render_prose import LATE_MARKDOWN, PROSE
 
 ASCII_PROSE = {name: text for name, text in PROSE.items() if text.isascii()} | {
+    "one_cell_unicode": "Café — naïve “quotes” and ‘single’ ones… façade, Ærø, ñ, ß.\n\n"
+                        "Greek αβγ, Cyrillic жзи, boxes ─│┌ and braille ⠁⠂ — all one cell,"
+                        " with\u00a0no-break\u00a0spaces\u00a0inside a long line that wraps.",
     "empty": "",
     "newline_only": "\n",
     "blank_lines_only": "\n\n\n",
@@ -54,7 +57,9 @@ ASCII_PROSE = {name: text for name, text in PROSE.items() if text.isascii()} | {
     "many_short": "\n\n".join(f"Step {n} done." for n in range(40)),
     "one_long_paragraph": " ".join(f"word{n}" for n in range(400)),
 }
-NOT_OURS = {"wide": PROSE["wide"], "late_accent": "Plain words first.\n\nThen café.",
+NOT_OURS = {"wide": PROSE["wide"], "late_wide": "Plain words first.\n\nThen 日本.",
+            "late_emoji": "Plain — words “first”.\n\nThen 🎉 party.",
+            "combining": "Plain words.\n\nCafe\u0301 with a combining accent.",
             "not_prose_tail": "Fine so far.\n\nthen a * star"}
 
 
@@ -151,7 +156,8 @@ def test_frames_at_any_clock(step: float) -> None:
 def test_random_answers_chunkings_sizes_and_clocks() -> None:
     rng = random.Random(5)
     words = ["Hello!", "How", "can", "I", "help?", "a", "x" * 37, "(b)", "1999", "c-d", "e:",
-             "2024.", "=", "it's", "50%", "  ", "   "]
+             "2024.", "=", "it's", "50%", "  ", "   ", "café", "—", "“q”", "a\u00a0b", "…",
+             "ж" * 30]
     breaks = ["\n", "\n\n", "\r\n", "\n\n\n", "\r\n\r\n"]
     drawn = 0
     for _ in range(300):
@@ -316,6 +322,21 @@ def test_suspend_hands_over() -> None:
     with r.suspend():
         pass
     assert run.handed_over
+
+
+def test_what_is_drawn_here_is_one_cell_in_every_unicode_version_rich_knows() -> None:
+    from rich._unicode_data import VERSIONS
+    from rich.cells import get_character_cell_size
+
+    from swebash_py.render.prose_lines import drawable
+
+    chars = [chr(n) for n in range(0x3000) if drawable(chr(n)) and chr(n) != "\n"]
+    assert len(chars) > 900 and "—" in chars and "é" in chars
+    for version in VERSIONS:
+        assert all(get_character_cell_size(ch, version) == 1 for ch in chars), version
+    # the twin: the check sees a character that is not one cell
+    assert not drawable("日") and get_character_cell_size("日", VERSIONS[-1]) == 2
+    assert not drawable("\u0301") and get_character_cell_size("\u0301", VERSIONS[-1]) == 0
 
 
 # ------------------------------------------------------------ where it is used
