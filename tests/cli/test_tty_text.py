@@ -324,6 +324,27 @@ def test_suspend_hands_over() -> None:
     assert run.handed_over
 
 
+def test_prose_lines_equal_rich_text_at_any_width() -> None:
+    """``prose_lines`` against rich's own ``Prose`` rendering: words longer than the
+    width (folded), runs of spaces, no-break spaces, one-cell Unicode; widths 1-90."""
+    from swebash_py.render.prose_lines import prose_lines
+    from swebash_py.render.prose_view import Prose
+
+    rng = random.Random(11)
+    words = ["a", "bb", "ccc", "hello", "x" * 25, "y" * 7, "!", "(z)", "  ", " ", "w" * 60,
+             "café", "—", "a\u00a0b", "\u00a0", "ж" * 13]
+    for _ in range(1500):
+        paras = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 20))).strip()
+                 for _ in range(rng.randint(1, 3))]
+        paras = [p for p in paras if p]
+        if not paras:
+            continue
+        width = rng.randint(1, 90)
+        console = make_console("standard", width, 20)
+        console.print(Prose(paras))
+        assert "\n".join(prose_lines(paras, width)) + "\n" == output(console), (paras, width)
+
+
 def test_what_is_drawn_here_is_one_cell_in_every_unicode_version_rich_knows() -> None:
     from rich._unicode_data import VERSIONS
     from rich.cells import get_character_cell_size
