@@ -179,6 +179,23 @@ def test_random_answers_chunkings_sizes_and_clocks() -> None:
     assert drawn > 100
 
 
+@pytest.mark.parametrize("color_system", [None, "standard", "256", "truecolor"])
+def test_colour_systems_and_no_color(color_system: str | None,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prose has no style: the colour system and NO_COLOR change none of rich's bytes."""
+    events = text_events(chunked(ASCII_PROSE["two_paragraphs"] + ASCII_PROSE["wraps"], 6))
+    for no_color in (False, True):
+        if no_color:
+            monkeypatch.setenv("NO_COLOR", "1")
+        theirs = Run(30, 8, 0.01)
+        theirs.console = make_console(color_system, 30, 8)
+        assert theirs.console.no_color is no_color
+        r = theirs.rich()
+        for event in events:
+            r.handle(event)
+        assert play(events, width=30, height=8, tty=True).bytes() == theirs.bytes()
+
+
 def test_the_benchmark_answer_in_detail() -> None:
     ours, theirs = both(text_events(chunked("Hello! How can I help?", 4)))
     pad = " " * 58
