@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import random
 import re
+import threading
 from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
@@ -202,6 +203,42 @@ def test_the_benchmark_answer_in_detail() -> None:
     assert ours.bytes() == theirs.bytes() == (
         f"\x1b[?25lHell{' ' * 76}\r\x1b[2KHello! How can I help?{pad}\r\x1b[2K\x1b[?25h\r"
         f"Hello! How can I help?{pad}\n")
+
+
+class StandingClock:
+    """A clock that moves only when told (the ticker's frames then fall where told)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_ticker_draws_the_frame_the_throttle_held_back() -> None:
+    """With a ticker: a chunk held back by the throttle is drawn by the ticker once
+    time passes, by both renderers, the same bytes."""
+    outputs = []
+    for tty in (True, False):
+        console = make_console("standard", 40, 10)
+        clock = StandingClock()
+        r: Any = (TtyText(console.file, real=lambda: pytest.fail("handed over"),  # type: ignore[arg-type]
+                          size=lambda: (40, 10), clock=clock, tick=0.005) if tty
+                  else Renderer(console, clock=clock, tick=0.005))
+        r.handle(TurnStart(model="m"))
+        r.handle(BlockDelta(index=0, kind="text", text="Hello"))  # drawn at once
+        r.handle(BlockDelta(index=0, kind="text", text=" world"))  # held back
+        assert "Hello world" not in output(console)
+        clock.now = 1.0
+        waited = 0
+        while "Hello world" not in output(console):  # the ticker's frame
+            assert waited < 2000, output(console)
+            threading.Event().wait(0.005)
+            waited += 1
+        r.handle(BlockStop(index=0, kind="text"))
+        r.handle(TurnComplete(stop_reason="stop"))
+        outputs.append(output(console))
+    assert outputs[0] == outputs[1]
 
 
 def test_usage_and_empty_chunks_draw_as_the_renderer() -> None:
