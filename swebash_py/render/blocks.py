@@ -28,7 +28,7 @@ from typing import Protocol
 
 from markdown_it.token import Token
 
-from swebash_py.render import elements
+from swebash_py.render import elements, fastblock
 from swebash_py.render.md import BLOCK_PARSER, FastMarkdown, complete
 from swebash_py.render.settling import SettlingText
 
@@ -102,7 +102,9 @@ class BlockSplitter(SettlingText[Block]):
         text = self._tail[:end]
         self._parsed_len = end
         env: dict[str, object] = {}
-        tokens = self._md.parse(text, env)
+        tokens = fastblock.parse(text)
+        if tokens is None:
+            tokens = self._md.parse(text, env)
         starts = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
         top = [tokens[i] for i in starts]
         keep = len(top) if final else len(top) - 1

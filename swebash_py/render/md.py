@@ -71,6 +71,8 @@ def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
                 rest.append(token)
             else:
                 token.children = made
+    if not rest:
+        return tokens  # the rest of the chain reads and fills only inline tokens
     state = StateCore("", _INLINE_PASS, env)
     state.tokens = rest  # the inline pass reads and fills only inline tokens
     _INLINE_PASS.core.process(state)
