@@ -15,10 +15,10 @@ leaves no choice:
 - tight bullet lists of ``- `` items of one paragraph line each;
 - empty lines between them; a paragraph or list ends at an empty line (or the end).
 
-No line may start or end with a space; no tab, NUL, CR, vertical tab or form feed
-anywhere. Anything else (indentation, lazy continuation, ``*``/``+`` bullets,
-ordered lists, quotes, tables, HTML, setext underlines, loose lists,
-references, ...) returns None and goes to markdown-it. A test compares the
+No line outside a fence may start or end with white space; no tab, NUL, CR,
+vertical tab or form feed anywhere. Anything else (indentation, lazy continuation,
+``*``/``+`` bullets, ordered lists, quotes, tables, HTML, setext underlines, loose
+lists, references, ...) returns None and goes to markdown-it. A test compares the
 tokens with markdown-it's over many generated and random documents.
 """
 
@@ -43,19 +43,18 @@ def parse(text: str) -> list[Token] | None:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    for line in lines:
-        if line and (line[0].isspace() or line[-1].isspace()):
-            return None
     tokens: list[Token] = []
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
         if not line:
             i += 1
+        elif not _bare(line):
+            return None
         elif line[0] == "#":
             i = _heading(lines, i, tokens)
         elif line.startswith("```"):
-            i = _fence(lines, i, tokens)
+            i = _fence(lines, i, tokens, text.endswith("\n"))
         elif line.startswith("- "):
             i = _list(lines, i, tokens)
         else:
@@ -63,6 +62,11 @@ def parse(text: str) -> list[Token] | None:
         if i < 0:
             return None
     return tokens
+
+
+def _bare(line: str) -> bool:
+    """A non-empty line that neither starts nor ends with white space."""
+    return not (line[0].isspace() or line[-1].isspace())
 
 
 def _heading(lines: list[str], i: int, tokens: list[Token]) -> int:
@@ -78,7 +82,8 @@ def _heading(lines: list[str], i: int, tokens: list[Token]) -> int:
     return i + 1
 
 
-def _fence(lines: list[str], i: int, tokens: list[Token]) -> int:
+def _fence(lines: list[str], i: int, tokens: list[Token], newline_at_end: bool) -> int:
+    """A fence from line ``i``; one running to an end without a newline lacks its last."""
     match = _FENCE_OPEN.match(lines[i])
     if match is None:
         return -1
@@ -88,6 +93,8 @@ def _fence(lines: list[str], i: int, tokens: list[Token]) -> int:
             return -1
         end += 1
     content = "".join(line + "\n" for line in lines[i + 1:end])
+    if end == n and content and not newline_at_end:
+        content = content[:-1]
     stop = min(end + 1, n)
     tokens.append(Token("fence", "code", 0, map=[i, stop], content=content, markup="```",
                         info=match.group(1), block=True))
@@ -98,7 +105,7 @@ def _paragraph(lines: list[str], i: int, tokens: list[Token]) -> int:
     """A paragraph from line ``i`` to the next empty line (or the end)."""
     end, n = i, len(lines)
     while end < n and lines[end]:
-        if not _PARA.match(lines[end]):
+        if not _PARA.match(lines[end]) or not _bare(lines[end]):
             return -1
         end += 1
     span = [i, end]
@@ -113,7 +120,8 @@ def _list(lines: list[str], i: int, tokens: list[Token]) -> int:
     """A tight list of one-line ``- `` items, ending at an empty line (or the end)."""
     end, n = i, len(lines)
     while end < n and lines[end]:
-        if not lines[end].startswith("- ") or not _PARA.match(lines[end], 2):
+        line = lines[end]
+        if not line.startswith("- ") or not _PARA.match(line, 2) or not _bare(line):
             return -1
         end += 1
     stop = end

@@ -33,7 +33,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 
-from swebash_py.render import inline
+from swebash_py.render import fastblock, inline
 from swebash_py.render.asciilex import ascii_variant
 from swebash_py.render.direct import Direct
 
@@ -77,6 +77,12 @@ def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
     state.tokens = rest  # the inline pass reads and fills only inline tokens
     _INLINE_PASS.core.process(state)
     return tokens
+
+
+def parse(markup: str) -> list[Token]:
+    """``PARSER.parse(markup)``: block tokens from ``fastblock`` when it takes the text."""
+    tokens = fastblock.parse(markup)
+    return PARSER.parse(markup) if tokens is None else complete(tokens, {})
 
 
 @lru_cache(maxsize=64)
@@ -137,7 +143,7 @@ class FastMarkdown:
                  parsed: list[Token] | None = None) -> None:
         # Markdown's attributes, as Markdown(markup, code_theme) sets them.
         self.markup = markup
-        self.parsed = PARSER.parse(markup) if parsed is None else parsed
+        self.parsed = parse(markup) if parsed is None else parsed
         self.code_theme = code_theme
         self.justify: str | None = None
         self.style = "none"
