@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from markdown_it.token import Token
+from swebash_py.render.tokens import Tok as Token
 
 _BAD_CHAR = re.compile(r"[\t\0\r\x0b\x0c]")
 _HEADING = re.compile(r"(#{1,6}) (\S(?:.*[^\s#])?)\Z")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from markdown_it.token import Token
+from swebash_py.render.tokens import Tok as Token
 
 # Characters that start inline syntax (or a line break) in text outside code spans.
 _UNSAFE = re.compile(r"[\n\\`*_~&<\[!]")

@@ -11,15 +11,21 @@ same blocks with or without the fast path.
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import random
+import subprocess
+import sys
 
 import pytest
 from markdown_it.token import Token
+from rich.console import Console
 
 from bench.bench_render import answer, code_heavy
 from swebash_py.render import fastblock
 from swebash_py.render.blocks import BlockSplitter
-from swebash_py.render.md import BLOCK_PARSER, PARSER, parse
+from swebash_py.render.md import BLOCK_PARSER, PARSER, TERMINATORS, parse
+from swebash_py.render.tokens import Tok, real
 
 NEAR = ["", "", "## Step 1", "# Title", "###### six", "Run **line 2** of the `log`.",
         "plain words", "2024 was a year", "`code` first", "**bold** first", "```python",
@@ -165,3 +171,68 @@ def test_parse_of_whole_documents_equals_markdown_it(make: object) -> None:
         text = make(size)
         assert [t.as_dict() for t in parse(text)] == [t.as_dict() for t in PARSER.parse(text)]
     assert fastblock.parse(code_heavy(3_000)) is not None  # the fast path was taken
+
+
+def test_the_terminators_are_markdown_it_s() -> None:
+    theirs = PARSER.inline.terminator_re
+    differ = [c for c in map(chr, range(0x3000))
+              if (TERMINATORS.match(c) is None) != (theirs.match(c) is None)]
+    assert differ == []
+
+
+def test_tok_has_token_s_fields_and_defaults() -> None:
+    assert sorted(Tok.__slots__) == sorted(f.name for f in dataclasses.fields(Token))
+    made = Tok("inline", "", 0, map=[1, 2], level=1, content="x", children=[Tok("text", "", 0)])
+    theirs = Token("inline", "", 0, map=[1, 2], level=1, content="x",
+                   children=[Token("text", "", 0)])
+    assert real([made]) == [theirs] and made.as_dict() == theirs.as_dict()
+    assert type(real([made])[0].children[0]) is Token  # type: ignore[index]
+
+
+def _rendered(text: str) -> str:
+    console = Console(file=io.StringIO(), force_terminal=True, width=80,
+                      color_system="truecolor")
+    splitter = BlockSplitter()
+    blocks = []
+    for start in range(0, len(text), 5):
+        blocks += splitter.feed(text[start:start + 5])
+    for block in blocks + splitter.finish():
+        console.print(block.markdown)
+    assert isinstance(console.file, io.StringIO)
+    return console.file.getvalue()
+
+
+@pytest.mark.parametrize("make", [answer, code_heavy])
+def test_the_answers_render_to_the_same_bytes_without_the_fast_path(
+        make: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert callable(make)
+    text = make(6_000)
+    fast = _rendered(text)
+    monkeypatch.setattr(fastblock, "parse", lambda text: None)
+    assert _rendered(text) == fast and "\x1b[" in fast
+
+
+_RUN = """
+import io, sys
+from rich.console import Console
+from swebash_py.render.blocks import BlockSplitter
+text = sys.stdin.read()
+console = Console(file=io.StringIO(), force_terminal=True, width=80)
+splitter = BlockSplitter()
+blocks = splitter.feed(text) + splitter.finish()
+for block in blocks:
+    console.print(block.markdown)
+print("markdown_it" in sys.modules, len(blocks))
+"""
+
+
+@pytest.mark.parametrize(("extra", "imported"), [("", False), ("\n| a |\n|---|\n| 1 |\n", True),
+                                                 ("\nA [link](u).\n", True)])
+def test_the_code_heavy_answer_renders_without_importing_markdown_it(
+        extra: str, imported: bool) -> None:
+    """Its blocks are all made by ``fastblock`` and ``inline``; twins: a table, a
+    link (markdown-it's block and inline passes) do import it."""
+    text = code_heavy(3_000).rsplit("## ", 1)[0]  # not cut in the middle of a ``**``
+    run = subprocess.run([sys.executable, "-c", _RUN], input=text + extra,
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.split()[0] == str(imported)
