@@ -12,13 +12,17 @@ leaves no choice:
 - fences opened by exactly three backticks at column 0 and a one-word info string,
   closed by exactly three backticks (or running to the end), any lines between
   except another possible closing line;
-- tight bullet lists of ``- `` items of one paragraph line each;
-- empty lines between them; a paragraph or list ends at an empty line (or the end).
+- bullet lists of ``- `` items of one paragraph line each (loose when empty
+  lines come between items);
+- tables of ``| a | b |`` rows (words, digits, a little punctuation in the cells),
+  a ``|---|:--:|`` delimiter row, at least one body row, every row as wide;
+- empty lines between them; a paragraph, list or table ends at an empty line (or the
+  end).
 
 No line outside a fence may start or end with white space; no tab, NUL, CR,
 vertical tab or form feed anywhere. Anything else (indentation, lazy continuation,
-``*``/``+`` bullets, ordered lists, quotes, tables, HTML, setext underlines, loose
-lists, references, ...) returns None and goes to markdown-it. A test compares the
+``*``/``+`` bullets, ordered lists, quotes, other tables, HTML, setext underlines,
+references, ...) returns None and goes to markdown-it. A test compares the
 tokens with markdown-it's over many generated and random documents.
 """
 
@@ -33,6 +37,10 @@ _HEADING = re.compile(r"(#{1,6}) (\S(?:.*[^\s#])?)\Z")
 _PARA = re.compile(r"(?:[A-Za-z]|\d+(?![\d.)])|`[^`]|\*\*[A-Za-z0-9])")
 _FENCE_OPEN = re.compile(r"```([A-Za-z0-9_+-]*)\Z")
 _MAYBE_CLOSE = re.compile(r" {0,3}`{3,}[ \t]*\Z")
+_ROW = re.compile(r"\| [A-Za-z0-9](?:[A-Za-z0-9 .,()'-]*[A-Za-z0-9.)])?"
+                  r"(?: \| [A-Za-z0-9](?:[A-Za-z0-9 .,()'-]*[A-Za-z0-9.)])?)* \|\Z")
+_DELIMITER = re.compile(r"\|(?::?-{3,}:?\|)+\Z")
+_ALIGN = {(True, False): "left", (False, True): "right", (True, True): "center"}
 
 
 def parse(text: str) -> list[Token] | None:
@@ -57,6 +65,8 @@ def parse(text: str) -> list[Token] | None:
             i = _fence(lines, i, tokens, text.endswith("\n"))
         elif line.startswith("- "):
             i = _list(lines, i, tokens)
+        elif line.startswith("| "):
+            i = _table(lines, i, tokens)
         else:
             i = _paragraph(lines, i, tokens)
         if i < 0:
@@ -117,29 +127,84 @@ def _paragraph(lines: list[str], i: int, tokens: list[Token]) -> int:
 
 
 def _list(lines: list[str], i: int, tokens: list[Token]) -> int:
-    """A tight list of one-line ``- `` items, ending at an empty line (or the end)."""
-    end, n = i, len(lines)
-    while end < n and lines[end]:
-        line = lines[end]
-        if not line.startswith("- ") or not _PARA.match(line, 2) or not _bare(line):
+    """A list of one-line ``- `` items, ending at an empty line not followed by another
+    item (or at the end); loose when empty lines come between items."""
+    rows, n, stop, loose = [], len(lines), i, False
+    while stop < n and lines[stop].startswith("- "):
+        line = lines[stop]
+        if not _PARA.match(line, 2) or not _bare(line):
             return -1
-        end += 1
-    stop = end
-    while stop < n and not lines[stop]:
+        rows.append(stop)
         stop += 1
-    if stop < n and lines[stop].startswith("- "):
-        return -1  # an item after an empty line: a loose list
-    opened = Token("bullet_list_open", "ul", 1, map=[i, stop], markup="-", block=True)
-    tokens.append(opened)
-    for row in range(i, end):
-        last = stop if row == end - 1 else row + 1
+        if stop < n and lines[stop].startswith("- "):
+            continue
+        after = stop
+        while after < n and not lines[after]:
+            after += 1
+        if after == stop and stop < n:
+            return -1  # a line of another kind right after an item: lazy continuation
+        if after < n and lines[after].startswith("- "):
+            loose, stop = True, after
+            continue
+        stop = after
+        break
+    tokens.append(Token("bullet_list_open", "ul", 1, map=[i, stop], markup="-", block=True))
+    for k, row in enumerate(rows):
+        last = rows[k + 1] if k + 1 < len(rows) else stop
         tokens.append(Token("list_item_open", "li", 1, map=[row, last], level=1, markup="-",
                             block=True))
         tokens.append(Token("paragraph_open", "p", 1, map=[row, row + 1], level=2,
-                            block=True, hidden=True))
+                            block=True, hidden=not loose))
         tokens.append(Token("inline", "", 0, map=[row, row + 1], level=3,
                             content=lines[row][2:], children=[], block=True))
-        tokens.append(Token("paragraph_close", "p", -1, level=2, block=True, hidden=True))
+        tokens.append(Token("paragraph_close", "p", -1, level=2, block=True, hidden=not loose))
         tokens.append(Token("list_item_close", "li", -1, level=1, markup="-", block=True))
     tokens.append(Token("bullet_list_close", "ul", -1, markup="-", block=True))
     return stop
+
+
+def _cells(line: str) -> list[str]:
+    return line[2:-2].split(" | ")
+
+
+def _table(lines: list[str], i: int, tokens: list[Token]) -> int:
+    """A table from line ``i`` (its head) to the next empty line (or the end)."""
+    n = len(lines)
+    if i + 2 >= n or not _ROW.match(lines[i]) or not _DELIMITER.match(lines[i + 1]):
+        return -1
+    head = _cells(lines[i])
+    marks = lines[i + 1][1:-1].split("|")
+    if len(marks) != len(head):
+        return -1
+    styles = [_ALIGN.get((mark[0] == ":", mark[-1] == ":")) for mark in marks]
+    end = i + 2
+    while end < n and lines[end]:
+        if not _ROW.match(lines[end]) or len(_cells(lines[end])) != len(head):
+            return -1
+        end += 1
+    if end == i + 2:
+        return -1
+    tokens.append(Token("table_open", "table", 1, map=[i, end], block=True))
+    tokens.append(Token("thead_open", "thead", 1, map=[i, i + 1], level=1, block=True))
+    _row(tokens, i, head, styles, "th")
+    tokens.append(Token("thead_close", "thead", -1, level=1, block=True))
+    tokens.append(Token("tbody_open", "tbody", 1, map=[i + 2, end], level=1, block=True))
+    for row in range(i + 2, end):
+        _row(tokens, row, _cells(lines[row]), styles, "td")
+    tokens.append(Token("tbody_close", "tbody", -1, level=1, block=True))
+    tokens.append(Token("table_close", "table", -1, block=True))
+    return end
+
+
+def _row(tokens: list[Token], row: int, cells: list[str], styles: list[str | None],
+         tag: str) -> None:
+    tokens.append(Token("tr_open", "tr", 1, map=[row, row + 1], level=2, block=True))
+    for cell, style in zip(cells, styles, strict=True):
+        opened = Token(f"{tag}_open", tag, 1, level=3, block=True)
+        if style is not None:
+            opened.attrs["style"] = f"text-align:{style}"
+        tokens.append(opened)
+        tokens.append(Token("inline", "", 0, map=[row, row + 1], level=4, content=cell,
+                            children=[], block=True))
+        tokens.append(Token(f"{tag}_close", tag, -1, level=3, block=True))
+    tokens.append(Token("tr_close", "tr", -1, level=2, block=True))
