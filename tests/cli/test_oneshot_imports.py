@@ -23,19 +23,22 @@ OURS = tuple(f"swebash_py.{name}" for name in (
     "mcpclient.tool", "team.remote", "team.uploader", "preview.policy", "ui.tty_asker",
 ))
 # the standard library's: a file written (tempfile, random), a misnamed tool (difflib),
-# an audit row's digest (hashlib). (The first run in a data directory writes its
-# model-info cache: tempfile then too.)
-STDLIB = ("tempfile", "random", "difflib", "hashlib")
+# an audit row's digest (hashlib), a command line that is not plain (argparse: see
+# cli.args.plain_parse). (The first run in a data directory writes its model-info
+# cache: tempfile then too.)
+STDLIB = ("tempfile", "random", "difflib", "hashlib", "argparse")
 HEAVY = (*OURS, *STDLIB, "h2")  # h2: httpcore's HTTP/2 (lean_imports)
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
-        "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
+        "try:\n    main(sys.argv[1:])\n"
         "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n")
 
 
-def heavy_loaded(fake_provider: Any, workspace: Path, **env: str) -> str:
-    result = subprocess.run([sys.executable, "-c", CODE, fake_provider.url], capture_output=True,
+def heavy_loaded(fake_provider: Any, workspace: Path, *options: str, **env: str) -> str:
+    """Which of ``HEAVY`` `ai -m openai/x --api-base URL --yes [options] hi` loaded."""
+    argv = ["-m", "openai/x", "--api-base", fake_provider.url, "--yes", *options, "hi"]
+    result = subprocess.run([sys.executable, "-c", CODE, *argv], capture_output=True,
                             text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace,
                             env={**os.environ, **env})
     assert result.stdout.endswith("fine\n")
@@ -85,6 +88,16 @@ def test_the_twin_a_write_a_command_and_a_misnamed_tool_load_theirs(
     for module in ("'tempfile'", "'difflib'", "'swebash_py.tools.proc'",
                    "'swebash_py.sandbox.reaper'"):
         assert module in loaded
+
+
+def test_the_twin_a_command_line_that_is_not_plain_loads_argparse(
+        fake_provider: Any, tmp_path: Path) -> None:
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="fine"))
+    fake_provider.queue(Reply(text="fine"))
+    heavy_loaded(fake_provider, tmp_path)  # the model-info cache is written
+    assert heavy_loaded(fake_provider, tmp_path, "--approval=yolo") == "['argparse']"
 
 
 def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
