@@ -130,6 +130,10 @@ def _make_renderer(invocation: Invocation) -> Renderer:
     # stderr, so `ai "q" > answer.md` holds only the answer.
     if surely_plain(sys.stdout):
         return PipedText()  # PlainRenderer's output; rich only if a tool line comes
+    from swebash_py.cli.tty_text import TtyText, mirrors
+
+    if mirrors(sys.stdout):
+        return TtyText()  # Renderer's output while the answer is prose; rich after
     from swebash_py.render import make_renderer
 
     return make_renderer(status_to_stderr=True)

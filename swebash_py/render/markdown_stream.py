@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 
-from swebash_py.render.prose import Prose, ProseBlock, ProseSplitter, is_prose, paragraphs
+from swebash_py.render.prose import ProseBlock, ProseSplitter, is_prose, paragraphs
+from swebash_py.render.prose_view import Prose
 from swebash_py.render.sanitize import StreamNeutralizer
+from swebash_py.render.settling import screenful
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -42,6 +44,16 @@ class MarkdownStream:
 
         return FastMarkdown(source, code_theme=self._code_theme, parsed=parsed)
 
+    @classmethod
+    def resume(cls, sink: Sink, splitter: ProseSplitter, clean: StreamNeutralizer, *,
+               printed: bool, code_theme: str = "monokai") -> MarkdownStream:
+        """Go on with a text another renderer began (``cli.tty_text``): its splitter and
+        neutralizer as they stand, and whether it printed anything."""
+        stream = cls(sink, code_theme=code_theme)
+        stream._splitter, stream._clean, stream.printed = splitter, clean, printed
+        stream._leave_prose()
+        return stream
+
     def feed(self, text: str) -> None:
         """Add a chunk (cheap: nothing is parsed or rendered here)."""
         text = self._clean.feed(text)
@@ -51,6 +63,12 @@ class MarkdownStream:
     def _add(self, text: str) -> None:
         splitter = self._splitter
         splitter.add(text)
+        if isinstance(splitter, ProseSplitter) and not splitter.prose:
+            self._leave_prose()
+
+    def _leave_prose(self) -> None:
+        """Markdown came: a ``BlockSplitter`` goes on from the prose splitter's state."""
+        splitter = self._splitter
         if isinstance(splitter, ProseSplitter) and not splitter.prose:
             from swebash_py.render.blocks import BlockSplitter
 
@@ -107,24 +125,3 @@ class TailPreview:
         from swebash_py.render.md import FastMarkdown
 
         return FastMarkdown(text, code_theme=self._code_theme)
-
-
-def screenful(tail: str, max_lines: int, max_chars: int, open_fence: bool) -> str:
-    """The end of ``tail``: at most ``max_lines`` lines and about ``max_chars`` chars.
-
-    Costs O(what is kept), not O(len(tail)). An open fence keeps its opening line
-    so the kept lines still render as code.
-    """
-    start = len(tail)
-    for _ in range(max_lines):
-        start = tail.rfind("\n", max(0, len(tail) - max_chars), start - 1)
-        if start < 0:
-            break
-    if start <= 0:
-        start = 0 if len(tail) <= max_chars else len(tail) - max_chars
-        if start == 0:
-            return tail
-    else:
-        start += 1
-    opener = tail[: tail.find("\n", 0, 200) + 1] if open_fence else ""
-    return opener + tail[start:]

@@ -4,8 +4,8 @@ A short answer is often plain prose: sentences in paragraphs, no emphasis, code,
 lists or links. For such text markdown-it finds only paragraphs of plain text,
 so rich's ``Markdown`` shows each paragraph as one left-justified ``Text`` (line
 breaks inside a paragraph become spaces), with a blank line between paragraphs.
-``Prose`` renders that directly, and ``ProseSplitter`` settles paragraphs exactly
-when ``blocks.BlockSplitter`` would, so an answer that stays prose never imports
+``prose_view.Prose`` renders that directly, and ``ProseSplitter`` settles paragraphs
+exactly when ``blocks.BlockSplitter`` would, so an answer that stays prose never imports
 markdown-it, rich's Markdown or Pygments (~30 ms of a one-shot's start-up). Once
 the text holds anything that could be syntax, ``markdown_stream`` hands the
 unsettled text over to a ``BlockSplitter`` in the very state it would be in.
@@ -14,20 +14,19 @@ What counts as prose is deliberately narrow (see ``_RISKY`` and ``_LINE_RISK``):
 no character that starts inline syntax (``\\ ` * _ [ ] < & ~ |``), no tab, no
 line that starts with whitespace or a block marker (``# > + = -``, ``1.``,
 ``1)``), no whitespace before a line break. Tests compare the bytes with
-``FastMarkdown``'s and rich's ``Markdown``'s.
+``FastMarkdown``'s and rich's ``Markdown``'s. Stdlib only (rich is imported by
+``prose_view``): ``cli.tty_text`` draws prose in a terminal without rich.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.segment import Segment
-from rich.text import Text
-
-from swebash_py.render.oneline import one_line
 from swebash_py.render.settling import SettlingText
+
+if TYPE_CHECKING:
+    from swebash_py.render.prose_view import Prose
 
 # Characters that can start inline syntax or a table (emphasis, code, links,
 # images, autolinks, HTML, entities, escapes, strikethrough, table cells), and tabs.
@@ -59,25 +58,6 @@ def paragraphs(text: str) -> list[str]:
     return out
 
 
-class Prose:
-    """``FastMarkdown(text)`` for prose ``text``: its paragraphs, a blank line between."""
-
-    def __init__(self, paras: list[str]) -> None:
-        self.paragraphs = paras
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        options = options.update(height=None)  # as Markdown renders its elements
-        for n, para in enumerate(self.paragraphs):
-            if n:
-                yield Segment.line()
-            text = Text(para, justify="left")
-            fast = one_line(console, options, text)
-            if fast is None:
-                yield from console.render(text, options)
-            else:
-                yield from fast
-
-
 class ProseState(TypedDict):
     """Where a ``ProseSplitter`` stands: what ``BlockSplitter.resume`` takes."""
 
@@ -89,14 +69,21 @@ class ProseState(TypedDict):
 
 
 class ProseBlock:
-    """Settled prose (one or more paragraphs), as ``blocks.Block``."""
+    """Settled prose (one or more paragraphs), as ``blocks.Block``; its renderable
+    (and with it rich) only when asked for."""
 
-    __slots__ = ("gap_before", "markdown", "source")
+    __slots__ = ("gap_before", "paragraphs", "source")
 
-    def __init__(self, source: str, markdown: Prose, gap_before: bool) -> None:
+    def __init__(self, source: str, paras: list[str], gap_before: bool) -> None:
         self.source = source
-        self.markdown = markdown
+        self.paragraphs = paras
         self.gap_before = gap_before
+
+    @property
+    def markdown(self) -> Prose:
+        from swebash_py.render.prose_view import Prose
+
+        return Prose(self.paragraphs)
 
 
 class ProseSplitter(SettlingText[ProseBlock]):
@@ -145,7 +132,7 @@ class ProseSplitter(SettlingText[ProseBlock]):
         blocks: list[ProseBlock] = []
         if keep > 0:
             source = "\n".join(lines[spans[0][0]:spans[keep - 1][1]])
-            blocks = [ProseBlock(source, Prose(paragraphs(source)), self._prev_new_line)]
+            blocks = [ProseBlock(source, paragraphs(source), self._prev_new_line)]
             self._prev_new_line = True  # a paragraph is followed by a blank line
         if final:
             self._tail, self._parsed_len, self._unsettled_from = "", 0, 0

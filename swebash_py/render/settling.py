@@ -72,3 +72,24 @@ class SettlingText(Generic[SettledT]):
 
     def _settle(self, *, final: bool) -> list[SettledT]:
         raise NotImplementedError
+
+
+def screenful(tail: str, max_lines: int, max_chars: int, open_fence: bool) -> str:
+    """The end of ``tail``: at most ``max_lines`` lines and about ``max_chars`` chars.
+
+    Costs O(what is kept), not O(len(tail)). An open fence keeps its opening line
+    so the kept lines still render as code.
+    """
+    start = len(tail)
+    for _ in range(max_lines):
+        start = tail.rfind("\n", max(0, len(tail) - max_chars), start - 1)
+        if start < 0:
+            break
+    if start <= 0:
+        start = 0 if len(tail) <= max_chars else len(tail) - max_chars
+        if start == 0:
+            return tail
+    else:
+        start += 1
+    opener = tail[: tail.find("\n", 0, 200) + 1] if open_fence else ""
+    return opener + tail[start:]

@@ -1,9 +1,9 @@
-"""A rendered one-shot (stdout a terminal) of plain prose imports no Markdown machinery.
+"""A rendered one-shot (stdout a terminal) of plain prose imports no rich at all.
 
 ``ai`` runs in a pseudo-terminal (as a user runs it) with a short plain answer;
 at exit it writes which of markdown-it, rich's Markdown, Pygments and rich's
-Syntax are loaded. The twin answer holds a code fence: all of them load, so the
-check sees them when they are there.
+Syntax are loaded, and which rich modules. The twin answer holds a code fence:
+all of them load, so the check sees them when they are there.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ CODE = ("import atexit, json, sys\n"
         "from swebash_py.cli.main import main\n"
         "out, heavy = sys.argv[1], sys.argv[2].split(',')\n"
         "atexit.register(lambda: open(out, 'w').write(json.dumps(\n"
-        "    [m for m in heavy if m in sys.modules])))\n"
+        "    [[m for m in heavy if m in sys.modules],\n"
+        "     sorted(m for m in sys.modules if m == 'rich' or m.startswith('rich.'))])))\n"
         "sys.exit(main(['-m', 'openai/x', '--api-base', sys.argv[3], 'hi']))\n")
 
 
-def rendered(fake_provider: Any, tmp_path: Path, text: str) -> tuple[list[str], str]:
-    """(the heavy modules loaded, the terminal's output) of a one-shot answering ``text``."""
+def rendered(fake_provider: Any, tmp_path: Path, text: str) -> tuple[list[str], list[str], str]:
+    """(the heavy modules loaded, the rich modules loaded, the terminal's output) of a
+    one-shot answering ``text``."""
     fake_provider.queue(Reply(text=text, chunk_size=4))
     report = tmp_path / "loaded.json"
     controller, terminal = pty.openpty()
@@ -47,19 +49,22 @@ def rendered(fake_provider: Any, tmp_path: Path, text: str) -> tuple[list[str], 
     finally:
         os.close(controller)
     assert proc.wait(timeout=60) == 0, out
-    return json.loads(report.read_text()), out.decode()
+    heavy, rich = json.loads(report.read_text())
+    return heavy, rich, out.decode()
 
 
 def test_a_plain_rendered_answer_loads_no_markdown_machinery(fake_provider: Any,
                                                              tmp_path: Path) -> None:
-    loaded, screen = rendered(fake_provider, tmp_path, "Hello! How can I help?")
-    assert "\x1b[?25l" in screen  # rendered: rich's live region ran
-    assert "Hello! How can I help?" in screen
+    loaded, rich, screen = rendered(fake_provider, tmp_path, "Hello! How can I help?")
+    assert "\x1b[?25l" in screen  # rendered: a live region ran (cursor hidden)
+    assert "Hello! How can I help?" + " " * 58 in screen  # padded as rich pads it
     assert loaded == []
+    assert rich == []  # not even rich.console: cli.tty_text drew it
 
 
 def test_the_twin_with_a_code_fence_loads_it(fake_provider: Any, tmp_path: Path) -> None:
-    loaded, screen = rendered(fake_provider, tmp_path,
-                              "Run:\n\n```sh\nls -la\n```\n\nDone.")
+    loaded, rich, screen = rendered(fake_provider, tmp_path,
+                                    "Run:\n\n```sh\nls -la\n```\n\nDone.")
     assert "\x1b[?25l" in screen and "ls -la" in re.sub(r"\x1b\[[0-9;]*m", "", screen)
     assert loaded == list(HEAVY)
+    assert "rich.console" in rich and "rich.live" in rich

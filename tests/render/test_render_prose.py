@@ -21,7 +21,7 @@ import pytest
 from rich.console import Console
 from rich.markdown import Markdown
 
-from swebash_py.render import live, prose
+from swebash_py.render import live, prose, prose_view
 from swebash_py.render.console import Renderer
 from swebash_py.render.md import FastMarkdown
 from tests.render.helpers import (
@@ -173,12 +173,12 @@ def test_prose_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_comparison_catches_a_drawing_that_differs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Twin: a prose drawing off by one detail (no left justification, so no padding)
     is told apart from the Markdown path's."""
-    real = prose.Text
+    real = prose_view.Text
 
     def unjustified(text: str, justify: str | None = None) -> object:
         return real(text)
 
-    monkeypatch.setattr(prose, "Text", unjustified)
+    monkeypatch.setattr(prose_view, "Text", unjustified)
     fast, full = both(PROSE["short"], 4, monkeypatch)
     assert fast != full
 
@@ -200,7 +200,7 @@ def test_random_prose_like_texts_render_as_markdown(monkeypatch: pytest.MonkeyPa
             seen_prose += 1
             for width in (7, 30):
                 ours = make_console("standard", width)
-                ours.print(prose.Prose(prose.paragraphs(clean)))
+                ours.print(prose_view.Prose(prose.paragraphs(clean)))
                 assert output(ours) == whole_render(clean, "standard", width), repr(clean)
         splitter = prose.ProseSplitter()
         added = ""
