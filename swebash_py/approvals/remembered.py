@@ -18,7 +18,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from swebash_py.atomic import backup, write_atomic
 from swebash_py.errors import StorageError
 from swebash_py.paths import data_dir
 
@@ -126,6 +125,8 @@ def _locked() -> Iterator[None]:
 
 
 def _write(data: dict[str, list[str]]) -> None:
+    from swebash_py.atomic import backup, write_atomic  # here: reading writes nothing
+
     path = store_path()
     backup(path)
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 REDACTED = "[REDACTED]"
 
+
 class _Lazy:
     """A pattern compiled at its first use."""
 
