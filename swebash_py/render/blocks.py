@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from markdown_it.token import Token
-from rich.markdown import Markdown, MarkdownElement, UnknownElement
 
+from swebash_py.render import elements
 from swebash_py.render.md import BLOCK_PARSER, FastMarkdown, complete
 from swebash_py.render.settling import SettlingText
 
@@ -44,18 +44,17 @@ class Block:
     blank line must precede it."""
 
     source: str
-    markdown: Markdown
+    markdown: FastMarkdown
     gap_before: bool
 
 
 
 class MakeMarkdown(Protocol):
-    def __call__(self, source: str, /, *, parsed: list[Token] | None = None) -> Markdown: ...
+    def __call__(self, source: str, /, *, parsed: list[Token] | None = None) -> FastMarkdown: ...
 
 
 def _new_line_after(token: Token) -> bool:
-    element = Markdown.elements.get(token.type, UnknownElement)
-    return bool(element.new_line)
+    return elements.new_line_after(token.type)
 
 
 class BlockSplitter(SettlingText[Block]):
@@ -183,20 +182,20 @@ def _owes_prior_gap(tokens: list[Token]) -> bool:
     inside a list, quote or table are kept for their parent, which is drawn
     after its children left theirs: such a block carries its own blank line.
     """
-    parents: list[type[MarkdownElement]] = []
+    parents: list[str] = []  # the token types of the open elements
     for token in _flatten(tokens):
         if token.type in _NOT_ELEMENTS:
             continue
-        if token.tag in Markdown.inlines and token.type not in ("fence", "code_block"):
+        if token.tag in elements.INLINES and token.type not in ("fence", "code_block"):
             continue
         if token.nesting == 1:
-            parents.append(Markdown.elements.get(token.type, UnknownElement))
+            parents.append(token.type)
             continue
         if token.nesting == -1:
             parents.pop()
         if token.type == "inline":  # never drawn after a blank line, then owes one
             return False
-        return not parents or parents[-1].on_child_close is MarkdownElement.on_child_close
+        return not parents or elements.draws_children(parents[-1])
     return False
 
 

@@ -38,9 +38,13 @@ class CodeView:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         segments = self.segments(options)
         if segments is None:
-            yield Syntax(self.code, self.lexer, theme=self.theme, word_wrap=True, padding=1)
+            yield self.syntax()
         else:
             yield from segments
+
+    def syntax(self) -> Syntax:
+        """The ``Syntax`` this stands for (what draws what ``segments`` does not)."""
+        return Syntax(self.code, self.lexer, theme=self.theme, word_wrap=True, padding=1)
 
     def segments(self, options: ConsoleOptions) -> list[Segment] | None:
         """The block's segments, or None where only ``Syntax`` knows the answer."""

@@ -3,8 +3,9 @@
 ``Markdown.__rich_console__`` walks the tokens through a context, a style stack
 and one element object per block, each rendered through ``console.render``:
 some 20 us of bookkeeping per block before any text is drawn. A document made
-only of the common blocks (headings h2-h6, paragraphs, code blocks, bullet and
-ordered lists whose items are one line of one paragraph each) with only
+only of the common blocks (headings, paragraphs, code blocks, bullet and
+ordered lists whose items are one line of one paragraph each, tables whose
+cells are one line each and that fit: ``table``) with only
 emphasis, strong, strikethrough, inline code and soft breaks inside is drawn
 here straight from its tokens: the same ``Text`` spans (the same style stack
 sums), the same renderers (``oneline``, ``CodeView``, ``console.render`` of the
@@ -23,29 +24,33 @@ from markdown_it.token import Token
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
-from rich.markdown import Markdown, UnknownElement
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from swebash_py.render import elements
 from swebash_py.render.code import CodeView
 from swebash_py.render.oneline import one_line
+from swebash_py.render.table import Cell, justify_of, make_cell, table_segments
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
     from rich.syntax import SyntaxTheme
 
-_HEADINGS = {"h2", "h3", "h4", "h5", "h6"}  # h1 is centred: rich's loop draws it
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}  # h1 centred, the others left
 _INLINE = {"text", "softbreak", "code_inline", "strong_open", "strong_close", "em_open",
            "em_close", "s_open", "s_close"}
 _LISTS = {"bullet_list_open", "ordered_list_open"}
+_SELF_SPACED = {*_LISTS, "table_open"}  # drawn with their own blank line, or by rich
+_TABLE = {"thead_open", "thead_close", "tbody_open", "tbody_close", "tr_open", "tr_close",
+          "th_open", "th_close", "td_open", "td_close"}
 _LINE = Segment.line()
 _OWE_LINE = Token("html_block", "", 0)  # an ``UnknownElement``: draws nothing, owes a line
 
 
 def _new_line_after(token: Token) -> bool:
     """Whether the element ``token`` opens owes a blank line before the next one."""
-    return bool(Markdown.elements.get(token.type, UnknownElement).new_line)
+    return elements.new_line_after(token.type)
 
 
 def simple(tokens: Sequence[Token]) -> bool:
@@ -76,6 +81,9 @@ def simple_block(tokens: Sequence[Token], i: int, end: int) -> bool:
         return True
     if kind == "paragraph_open" or (kind == "heading_open" and tokens[i].tag in _HEADINGS):
         return end == i + 3 and _inline(tokens, i + 1)
+    if kind == "table_open":
+        return all(tokens[k].type in _TABLE or _inline(tokens, k, empty=True)
+                   for k in range(i + 1, end - 1))
     if kind not in _LISTS or (end - i - 2) % 5 or end - i < 7:
         return False
     return all(tokens[k].type == "list_item_open" and tokens[k + 1].type == "paragraph_open"
@@ -83,9 +91,9 @@ def simple_block(tokens: Sequence[Token], i: int, end: int) -> bool:
                for k in range(i + 1, end - 1, 5))
 
 
-def _inline(tokens: Sequence[Token], i: int) -> bool:
+def _inline(tokens: Sequence[Token], i: int, *, empty: bool = False) -> bool:
     token = tokens[i] if i < len(tokens) else None
-    return (token is not None and token.type == "inline" and bool(token.children)
+    return (token is not None and token.type == "inline" and (empty or bool(token.children))
             and all(child.type in _INLINE for child in token.children or ()))
 
 
@@ -93,7 +101,7 @@ class Direct:
     """Draws a ``simple`` token list as rich's ``Markdown`` draws it."""
 
     def __init__(self, console: Console, options: ConsoleOptions, base: Style,
-                 code: Callable[[str], tuple[Lexer, SyntaxTheme]]) -> None:
+                 code: Callable[[str, str], tuple[Lexer, SyntaxTheme]]) -> None:
         self._console = console
         self._options = options.update(height=None)
         self._stack = [base]
@@ -112,11 +120,12 @@ class Direct:
             end = block_end(tokens, i)
             kind = token.type
             if not simple_block(tokens, i, end) or (
-                    kind in _LISTS and not self._list(token, tokens[i + 1:end - 1], out)):
+                    kind in _SELF_SPACED and not self._self_spaced(token, tokens[i + 1:end - 1],
+                                                                   out)):
                 # rich's loop starts with no blank line owed; an element it draws
                 # nothing for, but which owes one after it, puts it in our state.
                 out.extend(rich([_OWE_LINE, *tokens[i:end]] if new_line else tokens[i:end]))
-            elif kind not in _LISTS:  # a list added itself, its blank line first
+            elif kind not in _SELF_SPACED:  # a list or table added itself, its blank line first
                 if new_line:
                     out.append(_LINE)
                 if kind in ("fence", "code_block"):
@@ -124,7 +133,8 @@ class Direct:
                 else:
                     paragraph = kind == "paragraph_open"
                     name = "markdown.paragraph" if paragraph else f"markdown.{token.tag}"
-                    self._text(name, tokens[i + 1], out)
+                    justify = "center" if token.tag == "h1" else "left"
+                    self._text(name, tokens[i + 1], out, justify)
             new_line = _new_line_after(token)
             i = end
         return out
@@ -134,10 +144,11 @@ class Direct:
         self._stack.append(style)
         return style
 
-    def _runs(self, name: str, inline: Token) -> list[tuple[str, Style]]:
+    def _runs(self, name: str | None, inline: Token) -> list[tuple[str, Style]]:
         """The element's text as appended to its ``Text``: (piece, style) runs,
-        styled as rich's context styles them."""
-        self._push(name)
+        styled as rich's context styles them (``name``: the element's own style,
+        None for an element that enters none, like a table cell)."""
+        self._push(name or "none")
         runs: list[tuple[str, Style]] = []
         stack = self._stack
         for child in inline.children or ():
@@ -156,11 +167,11 @@ class Direct:
         stack.pop()
         return runs
 
-    def _text(self, name: str, inline: Token, out: list[Segment]) -> None:
+    def _text(self, name: str, inline: Token, out: list[Segment], justify: str) -> None:
         runs = self._runs(name, inline)
-        line = one_line_runs(runs, self._options.max_width)
+        line = one_line_runs(runs, self._options.max_width, justify)
         if line is None:
-            text = Text(justify="left")
+            text = Text(justify=justify)  # type: ignore[arg-type]
             for piece, style in runs:
                 text.append(piece, style)
             fast = one_line(self._console, self._options, text)
@@ -170,8 +181,37 @@ class Direct:
     def _fence(self, token: Token, out: list[Segment]) -> None:
         name = (token.info or "").partition(" ")[0] or "text"
         code = strip_control_codes(token.content).rstrip()
-        view = CodeView(code, *self._code(name))
-        out.extend(self._console.render(view, self._options))
+        view = CodeView(code, *self._code(name, code))
+        segments = view.segments(self._options)  # what rendering the view yields
+        out.extend(self._console.render(view.syntax(), self._options) if segments is None
+                   else segments)
+
+    def _self_spaced(self, token: Token, inner: Sequence[Token], out: list[Segment]) -> bool:
+        if token.type == "table_open":
+            return self._table(inner, out)
+        return self._list(token, inner, out)
+
+    def _table(self, inner: Sequence[Token], out: list[Segment]) -> bool:
+        """A table: its own blank line first (its cells left one), then the table
+        (``table``); False (nothing added) when only rich's ``Table`` can draw it."""
+        rows: list[list[Cell]] = []
+        for k, token in enumerate(inner):
+            if token.type == "tr_open":
+                rows.append([])
+            elif token.type in ("th_open", "td_open"):
+                header = token.type == "th_open"
+                if not rows or header != (len(rows) == 1):  # the first row is the header
+                    return False
+                cell = make_cell(self._runs(None, inner[k + 1]), justify_of(token), header)
+                if cell is None:
+                    return False
+                rows[-1].append(cell)
+        segments = table_segments(self._console, self._options, rows) if rows else None
+        if segments is None:
+            return False
+        out.append(_LINE)
+        out.extend(segments)
+        return True
 
     def _list(self, token: Token, items: Sequence[Token], out: list[Segment]) -> bool:
         """A list: its own blank line first (its items left one), then one line per
@@ -213,20 +253,24 @@ class Direct:
 _NULL = Style.null()
 
 
-def one_line_runs(runs: list[tuple[str, Style]], width: int) -> list[Segment] | None:
+def one_line_runs(runs: list[tuple[str, Style]], width: int,
+                  justify: str = "left") -> list[Segment] | None:
     """What ``oneline.one_line`` gives for the ``Text`` these runs append to (one
     span per styled run, none for an unstyled one), built without the ``Text``:
     ``Text.render`` cuts at span edges only, so unstyled runs and the padding
-    between two edges are one segment. None when it would not fit on one line
-    or holds anything but printable characters (then the ``Text`` decides)."""
+    between two edges are one segment. ``justify`` "center" pads both sides as
+    ``Lines.justify`` does (after stripping the end: so only text with nothing to
+    strip is taken). None when it would not fit on one line or holds anything but
+    printable characters (then the ``Text`` decides)."""
     plain = "".join(piece for piece, _ in runs)
-    if not plain.isprintable():
+    if not plain.isprintable() or (justify == "center" and plain != plain.rstrip()):
         return None
     cells = cell_len(plain)
     if cells > width:
         return None
     out: list[Segment] = []
-    pending = ""  # unstyled text since the last span edge
+    left = (width - cells) // 2 if justify == "center" else 0
+    pending = " " * left  # unstyled text since the last span edge
     for piece, style in runs:
         if not piece:
             continue
@@ -237,7 +281,7 @@ def one_line_runs(runs: list[tuple[str, Style]], width: int) -> list[Segment] | 
             out.append(Segment(piece, style))
         else:
             pending += piece
-    pending += " " * (width - cells)
+    pending += " " * (width - cells - left)
     if pending:
         out.append(Segment(pending, _NULL))
     out.append(_LINE)

@@ -22,9 +22,9 @@ from swebash_py.render.settling import screenful
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
-    from rich.markdown import Markdown
 
     from swebash_py.render.blocks import Block, BlockSplitter
+    from swebash_py.render.md import FastMarkdown
 
 Sink = Callable[..., None]
 
@@ -39,7 +39,7 @@ class MarkdownStream:
         self._clean = StreamNeutralizer()
         self.printed = False
 
-    def _markdown(self, source: str, *, parsed: list[Token] | None = None) -> Markdown:
+    def _markdown(self, source: str, *, parsed: list[Token] | None = None) -> FastMarkdown:
         from swebash_py.render.md import FastMarkdown
 
         return FastMarkdown(source, code_theme=self._code_theme, parsed=parsed)

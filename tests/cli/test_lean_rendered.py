@@ -2,8 +2,8 @@
 
 ``ai`` runs in a pseudo-terminal (as a user runs it) with a short plain answer;
 at exit it writes which of markdown-it, rich's Markdown, Pygments and rich's
-Syntax are loaded, and which rich modules. The twin answer holds a code fence:
-all of them load, so the check sees them when they are there.
+Syntax are loaded, and which rich modules. The twin answer holds a code fence
+and a quote: all of them load, so the check sees them when they are there.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def test_a_plain_rendered_answer_loads_no_markdown_machinery(fake_provider: Any,
 
 def test_the_twin_with_a_code_fence_loads_it(fake_provider: Any, tmp_path: Path) -> None:
     loaded, rich, screen = rendered(fake_provider, tmp_path,
-                                    "Run:\n\n```sh\nls -la\n```\n\nDone.")
+                                    "Run:\n\n```sh\nls -la\n```\n\n> Done.")
     assert "\x1b[?25l" in screen and "ls -la" in re.sub(r"\x1b\[[0-9;]*m", "", screen)
     assert loaded == list(HEAVY)
     assert "rich.console" in rich and "rich.live" in rich

@@ -81,7 +81,7 @@ def test_the_twin_turning_into_markdown_loads_rich(fake_provider: FakeProvider,
     text = PROSE + "\n\nThen **bold** and a list:\n\n- one\n- two"
     lines, modules, _, status = one_shot(fake_provider, tmp_path, Reply(text=text, chunk_size=4))
     assert status == 0
-    assert {"rich.console", "rich.live", "rich.markdown"} <= rich_modules(modules)
+    assert {"rich.console", "rich.live"} <= rich_modules(modules)
     assert lines[:4] == ["Sure. Here is a plain answer that is long enough to wrap at",
                          "sixty columns, with a second sentence after it.", "",
                          "A second paragraph. Done."]

@@ -1,8 +1,8 @@
 """``direct`` draws simple documents byte for byte as rich's ``Markdown`` does.
 
-Random documents of headings, paragraphs (inline styles, soft breaks, wrapping),
-code blocks and lists, alone and with a block only rich's loop draws (quote,
-table, link, rule, nested list, h1), are printed by ``FastMarkdown`` and by
+Random documents of headings (h1 centred), paragraphs (inline styles, soft
+breaks, wrapping), code blocks and lists, alone and with a block only rich's loop draws (quote,
+link, rule, nested list), are printed by ``FastMarkdown`` and by
 rich's ``Markdown`` on identical consoles over widths and colour systems and
 compared. Other cases show the direct path is taken where it may (and only
 there) and that the comparison catches a lost blank line.
@@ -48,7 +48,7 @@ def _line(rng: random.Random, most: int = 12, odd: float = 0.0) -> str:
 def _block(rng: random.Random, odd: float) -> str:
     kind = rng.choice(["h", "p", "p", "soft", "code", "bullets", "numbers"])
     if kind == "h":
-        return "#" * rng.randint(2, 6) + " " + _line(rng, 6, odd)
+        return "#" * rng.randint(1, 6) + " " + _line(rng, 6, odd)
     if kind == "p":
         return _line(rng, 30, odd)
     if kind == "soft":
@@ -112,9 +112,9 @@ def test_another_code_theme_and_a_style_match_rich_markdown() -> None:
 
 
 def test_simple_decides_by_blocks_and_inline_tokens() -> None:
-    yes = ["## h", "para **b** *e* `c` ~~s~~\nsoft", "```x\ny\n```", "- a\n- b",
-           "3. a\n4. b", "    code", ""]
-    no = ["# h1", "> q", "[l](u)", "a  \nb", "---", "- a\n  - b", "| a |\n|---|\n| 1 |",
+    yes = ["# h1", "## h", "para **b** *e* `c` ~~s~~\nsoft", "```x\ny\n```", "- a\n- b",
+           "3. a\n4. b", "    code", "", "| a |\n|---|\n| 1 |", "| *a* | |\n|--|:-:|\n| `1` |"]
+    no = ["> q", "[l](u)", "a  \nb", "---", "- a\n  - b", "| [a](u) |\n|---|\n| 1 |",
           "![i](u)", "<b>x</b>", "-\n- b", "1. a\n\n   b", "##"]
     assert all(direct.simple(PARSER.parse(doc)) for doc in yes)
     assert not any(direct.simple(PARSER.parse(doc)) for doc in no)
@@ -139,7 +139,7 @@ def test_the_direct_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     _printed(FastMarkdown("- " + "long " * 30), 80)
     assert len(calls) == 2
     calls.clear()  # only the blocks it does not draw go to rich's loop, one by one
-    _printed(FastMarkdown("## h\n\n> q\n\npara\n\n---\n\n- a\n\n| a |\n|---|\n| 1 |\n"), 80)
+    _printed(FastMarkdown("## h\n\n> q\n\npara\n\n---\n\n- a\n\n| [a](u) |\n|---|\n| 1 |\n"), 80)
     assert len(calls) == 3
 
 
@@ -169,3 +169,34 @@ def test_an_item_with_no_room_for_its_text_draws_as_rich_does(width: int) -> Non
     is empty (here: only a control character, stripped); nor does the one-line path."""
     for doc in ["1. `\x08`", "- `\x08`", "99. a\n100. `\x08`", "- \u200b", "- a"]:
         assert _same(doc, width, None), (doc, width)
+
+
+@pytest.mark.parametrize("width", [1, 2, 7, 8, 40, 41])
+@pytest.mark.parametrize("color_system", [None, "truecolor"])
+def test_centred_h1_matches_rich_markdown(width: int, color_system: str | None) -> None:
+    for doc in ["# a", "# ab", "# **bold** and `code`", "# 漢字 x", "# a `b `", "# `a `",
+                "# " + "word " * 12, "# x\n\npara\n\n# y"]:
+        assert _same(doc, width, color_system), (doc, width)
+        ours, theirs = (Console(file=io.StringIO(), width=width, force_terminal=True,
+                                color_system="truecolor", no_color=True) for _ in range(2))
+        ours.print(FastMarkdown(doc))
+        theirs.print(Markdown(doc))
+        assert ours.file.getvalue() == theirs.file.getvalue(), doc  # type: ignore[attr-defined]
+
+
+def test_an_off_by_one_centring_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twin: centring the odd column on the other side fails the comparison."""
+    assert _same("# ab", 7, None)
+    real = direct.one_line_runs
+
+    def shifted(runs: list[tuple[str, object]], width: int, justify: str = "left") -> object:
+        line = real(runs, width, justify)  # type: ignore[arg-type]
+        if line is None or justify != "center":
+            return line
+        text = "".join(s.text for s in line[:-1])
+        stripped = text.lstrip(" ")
+        pad = len(text) - len(stripped)
+        return [Segment(" " * (pad + 1) + stripped[:-1]), line[-1]]
+
+    monkeypatch.setattr(direct, "one_line_runs", shifted)
+    assert not _same("# ab", 7, None)
