@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -20,6 +19,8 @@ def write_atomic(path: Path, data: bytes, *, new_mode: int | None = None) -> Non
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = new_mode if new_mode is not None else default_file_mode()
+    import tempfile  # here: importers that write nothing (a one-shot answer) need none
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

@@ -12,14 +12,12 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swebash_py import startup_gc
-from swebash_py.agent.executor import PostHook, PreHook
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
-from swebash_py.approvals.rules import RuleSet
 from swebash_py.config import Settings, managed_source
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
@@ -34,6 +32,10 @@ from swebash_py.store.recorder import StoreRecorder
 from swebash_py.tools.background import JobTable
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.registry import ToolRegistry, default_tools
+
+if TYPE_CHECKING:  # loaded with the first tool call (or configured rules / hooks)
+    from swebash_py.agent.executor import PostHook, PreHook
+    from swebash_py.approvals.rules import RuleSet
 
 Suspend = Callable[[], AbstractContextManager[object]]
 
@@ -170,7 +172,14 @@ def _preview_mode(pending: Any, approval_mode: str, settings: Settings) -> str:
     return preview_mode(pending, approval_mode, settings)
 
 
-def rules_from(settings: Settings) -> RuleSet:
+def rules_from(settings: Settings) -> RuleSet | None:
+    """The ``[permissions]`` rules, checked now (a bad one is a config error at
+    start-up); None when there are none (the approver makes the empty set if a
+    call comes, so an answer without tools imports no rule parser)."""
+    if not (settings.permissions.allow or settings.permissions.deny):
+        return None
+    from swebash_py.approvals.rules import RuleSet
+
     try:
         return RuleSet.from_lists(settings.permissions.allow, settings.permissions.deny)
     except ValueError as exc:
@@ -184,7 +193,10 @@ def sandbox_active(settings: Settings) -> bool:
     return settings.sandbox.mode != "off" and available().ok
 
 
-def host_rules_from(settings: Settings) -> RuleSet:
+def host_rules_from(settings: Settings) -> RuleSet | None:
+    """``[sandbox] host_allow`` as rules, checked now; None when it is empty."""
+    if not settings.sandbox.host_allow:
+        return None
     from swebash_py.sandbox.grant import host_rules
 
     try:

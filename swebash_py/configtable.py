@@ -32,7 +32,10 @@ class Table(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     def from_data(cls, data: Any) -> Self:
         """Checked from plain data (a ``msgspec.ValidationError`` if it does not fit).
         Lax like the TOML it comes from: ``3.0`` is an int, ``"2"`` a number."""
-        return msgspec.convert(data, cls, strict=False, dec_hook=decode_path)
+        from swebash_py.stopsignals import held
+
+        with held():  # a stop signal raising inside msgspec's callbacks crashed it
+            return msgspec.convert(data, cls, strict=False, dec_hook=decode_path)
 
     def to_data(self) -> dict[str, Any]:
         """The plain form: dicts, lists, strings and numbers (paths as strings)."""

@@ -10,7 +10,6 @@ session store keeps only that name, and resuming reads the file back.
 from __future__ import annotations
 
 import base64
-import hashlib
 import io
 from pathlib import Path
 
@@ -110,6 +109,8 @@ def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
 
 def store(data: bytes, media_type: str) -> ImageBlock:
     """Keep ``data`` under its hash in the images dir (once); the block for it."""
+    import hashlib  # here: a question with no image needs none
+
     from swebash_py.atomic import write_atomic
 
     digest = hashlib.sha256(data).hexdigest()

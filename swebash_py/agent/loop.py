@@ -15,12 +15,9 @@ import itertools
 import traceback
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from swebash_py.agent.assembler import ReplyAssembler
-from swebash_py.agent.executor import CANCELLED, PostHook, PreHook, ToolExecutor
-from swebash_py.approvals.audit import CallRecord
-from swebash_py.approvals.decision import AllowAll, Approver
 from swebash_py.engine.messages import Block, ImageBlock, Message, TextBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import ContextTooLong, MissingApiKey, ProviderError
@@ -38,7 +35,12 @@ from swebash_py.events import (
 from swebash_py.images import accepts_images
 from swebash_py.provider.base import ChatRequest, ToolSpec
 from swebash_py.provider.finish import user_message
-from swebash_py.tools.base import ToolContext
+
+if TYPE_CHECKING:  # the executor and the approvals load with a reply's first tool call
+    from swebash_py.agent.executor import PostHook, PreHook, ToolExecutor
+    from swebash_py.approvals.audit import CallRecord
+    from swebash_py.approvals.decision import Approver
+    from swebash_py.tools.base import ToolContext
 
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
 _DONE = object()
@@ -139,7 +141,11 @@ class Agent:
                  post_hook: PostHook | None = None) -> None:
         self.options = options
         self.history: list[Message] = history if history is not None else []
-        self.approver: Approver = approver or AllowAll()
+        if approver is None:
+            from swebash_py.approvals.decision import AllowAll
+
+            approver = AllowAll()
+        self.approver: Approver = approver
         self._stream = stream
         self._registry = registry
         self._context = context
@@ -229,31 +235,32 @@ class Agent:
             self._recorder.add_block(block, step)
 
         assembler = ReplyAssembler(emit, next_index, record)
-        executor = ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
-                                timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
-                                post_hook=self._post_hook, debug=self.options.debug,
-                                on_result=record, audit=self._recorder.audit,
-                                send_images=accepts_images(self.options.model))
+        executor: ToolExecutor | None = None  # made at the reply's first tool call
         try:
             async for event in self._request_stream(emit):
                 for call in assembler.feed(event):
+                    executor = executor or self._executor(emit, next_index, record)
                     executor.submit(call)
-            executor.stream_finished()
+            if executor is not None:
+                executor.stream_finished()
         except BaseException as exc:
             assembler.close()
             self._append("assistant", assembler.blocks)
-            if isinstance(exc, asyncio.CancelledError):
-                results = await asyncio.shield(executor.cancel(CANCELLED))
-            else:
-                results = await asyncio.shield(executor.wind_down(
-                    "not run: the model's reply failed before it finished"))
-            self._append("user", [*results, *self._tool_images(executor, record)])
+            if executor is not None:  # no call, nothing to stop or answer
+                if isinstance(exc, asyncio.CancelledError):
+                    from swebash_py.agent.executor import CANCELLED
+
+                    results = await asyncio.shield(executor.cancel(CANCELLED))
+                else:
+                    results = await asyncio.shield(executor.wind_down(
+                        "not run: the model's reply failed before it finished"))
+                self._append("user", [*results, *self._tool_images(executor, record)])
             state.text.append(assembler.text)
             raise
         self._append("assistant", assembler.blocks)
         state.text.append(assembler.text)
         self._account(assembler, emit, state)
-        if not executor.calls:
+        if executor is None or not executor.calls:
             finish = assembler.finish or Finish("stop")
             return Finish("stop", finish.raw) if finish.reason == "tool_calls" else finish
         try:
@@ -265,6 +272,19 @@ class Agent:
         self._append("user", [*results, *self._tool_images(executor, record)])
         state.rounds_with_tools += 1
         return Finish("tool_calls")
+
+    def _executor(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
+                  record: Callable[[Block], None]) -> ToolExecutor:
+        """The executor of one reply's tool calls. It (with the approvals and the
+        sandbox's redaction of results) is imported here: an answer that calls no
+        tool needs none of it."""
+        from swebash_py.agent.executor import ToolExecutor
+
+        return ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
+                            timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
+                            post_hook=self._post_hook, debug=self.options.debug,
+                            on_result=record, audit=self._recorder.audit,
+                            send_images=accepts_images(self.options.model))
 
     async def _request_stream(self, emit: Callable[[TurnEvent], None]
                               ) -> AsyncIterator[ProviderEvent]:

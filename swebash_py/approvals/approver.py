@@ -4,8 +4,9 @@
 ``policy.decide``). ``ask`` puts the question through an injected ``Asker``
 (the terminal, the REPL, or none at all) and turns the answer into a
 verdict; "always" stores a narrow rule for this workspace. The policy (with
-its shell parser) and the sandbox grant are imported at the first call judged:
-an answer that calls no tool needs neither.
+its shell parser), the rules, the verdicts and the sandbox grant are imported
+at the first call judged: an answer that calls no tool needs none of them
+(with no rules configured the approver is made without them too).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from swebash_py.approvals import remembered
-from swebash_py.approvals.audit import label_for
-from swebash_py.approvals.decision import PendingCall, Verdict
-from swebash_py.approvals.rules import RuleSet
 from swebash_py.errors import StorageError
+
+if TYPE_CHECKING:
+    from swebash_py.approvals.decision import PendingCall, Verdict
+    from swebash_py.approvals.rules import RuleSet
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +35,7 @@ class Answer:
     text: str = ""
 
 
-Asker = Callable[[PendingCall, Verdict, list[str] | None], Awaitable[Answer]]
+Asker: TypeAlias = "Callable[[PendingCall, Verdict, list[str] | None], Awaitable[Answer]]"
 
 
 def parse_answer(line: str) -> Answer:
@@ -53,9 +55,10 @@ class PolicyApprover:
     """Mode + rules decide; questions go to ``asker`` (None: no terminal).
 
     ``mode_fixed_by`` names what fixed the mode (a managed policy), when
-    ``--yes`` cannot change it."""
+    ``--yes`` cannot change it. ``rules`` and ``host_allow`` None: none (the
+    empty rule set is made when a call is first judged)."""
 
-    def __init__(self, mode: str, rules: RuleSet, workspace: Path,
+    def __init__(self, mode: str, rules: RuleSet | None, workspace: Path,
                  asker: Asker | None, *,
                  sandboxed: Callable[[], bool] = lambda: True,
                  host_allow: RuleSet | None = None,
@@ -64,17 +67,35 @@ class PolicyApprover:
         self.mode = mode
         self.mode_fixed_by = mode_fixed_by
         self.workspace = workspace
-        self._configured = rules
+        self._configured_rules = rules
         self._asker = asker
         self._sandboxed = sandboxed
-        self._host = host_allow or RuleSet()
+        self._host_rules = host_allow
         self._preview_mode = preview_mode
+
+    @property
+    def _configured(self) -> RuleSet:
+        if self._configured_rules is None:
+            from swebash_py.approvals.rules import RuleSet
+
+            self._configured_rules = RuleSet()
+        return self._configured_rules
+
+    @property
+    def _host(self) -> RuleSet:
+        if self._host_rules is None:
+            from swebash_py.approvals.rules import RuleSet
+
+            self._host_rules = RuleSet()
+        return self._host_rules
 
     @property
     def rules(self) -> RuleSet:
         return self._configured.with_allow(remembered.load(self.workspace))
 
     def check(self, pending: PendingCall) -> Verdict:
+        from swebash_py.approvals.decision import Verdict
+
         try:
             return self._check(pending)
         except Exception as exc:  # judging fails closed: ask (deny with no terminal)
@@ -84,6 +105,7 @@ class PolicyApprover:
 
     def _check(self, pending: PendingCall) -> Verdict:
         from swebash_py.approvals import policy
+        from swebash_py.approvals.audit import label_for
         from swebash_py.sandbox.grant import sandbox_decision
 
         args = pending.args.model_dump(exclude_none=True)
@@ -109,6 +131,8 @@ class PolicyApprover:
         return result
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        from swebash_py.approvals.decision import Verdict
+
         try:
             answered = await self._ask(pending, verdict)
         except Exception as exc:  # fails closed
@@ -120,6 +144,7 @@ class PolicyApprover:
 
     async def _ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         from swebash_py.approvals import policy
+        from swebash_py.approvals.decision import Verdict
         from swebash_py.sandbox.grant import is_escalation
 
         escalation = is_escalation(pending.tool.name, pending.args.model_dump())

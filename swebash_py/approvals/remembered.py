@@ -18,8 +18,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from swebash_py.approvals.rules import parse_rule
-from swebash_py.atomic import backup, write_atomic
 from swebash_py.errors import StorageError
 from swebash_py.paths import data_dir
 
@@ -75,6 +73,8 @@ def _read() -> dict[str, list[str]]:
 
 def load(workspace: Path) -> list[str]:
     """The rules remembered for this workspace, valid ones only."""
+    from swebash_py.approvals.rules import parse_rule  # here: start-up reads no rule
+
     rules = []
     for rule in all().get(_key(workspace), []):
         try:
@@ -87,6 +87,8 @@ def load(workspace: Path) -> list[str]:
 
 def add(workspace: Path, rule: str) -> None:
     """Remember ``rule`` (validated first: a ``ValueError`` if it does not parse)."""
+    from swebash_py.approvals.rules import parse_rule
+
     parse_rule(rule)
     with _locked():
         data = _read()  # a broken file raises: it is never overwritten
@@ -123,6 +125,8 @@ def _locked() -> Iterator[None]:
 
 
 def _write(data: dict[str, list[str]]) -> None:
+    from swebash_py.atomic import backup, write_atomic  # here: reading writes nothing
+
     path = store_path()
     backup(path)
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"

@@ -1,30 +1,71 @@
-"""The one parser of ``ai``'s questions and flags (argparse: ~1 ms to build).
+"""The one parser of ``ai``'s questions and flags.
 
 ``ai "question"`` and ``ai`` (the REPL) are parsed here; only the words in
 ``SUBCOMMANDS`` go to typer. ``ai --help`` prints ``helptext.TOP_LEVEL_HELP``
 without importing this module; a test keeps its Options block equal to
 ``options_help()``, which is rendered from this parser.
+
+argparse parses (and words the errors of) any command line; a plain one (known
+option names, and values and words that do not start with ``-``, so argparse
+could only read it one way) is read from ``OPTIONS`` directly, without importing
+argparse (~2 ms of a one-shot answer). A test holds the two to the same result.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from swebash_py.cli.invocation import Invocation
 from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.errors import UsageError
 
+if TYPE_CHECKING:
+    import argparse
+
 HELP_COLUMN = 25  # where an option's description starts in `ai --help`
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
+# The options of a question, in `ai --help`'s order: (option strings, argparse's keywords).
+# ``help`` strings break lines with ``\n`` as `ai --help` shows them.
+OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    (("-m", "--model"), {"metavar": "MODEL", "help": "litellm model string, e.g. "
+                         "openai/gpt-4o,\nanthropic/claude-sonnet-4-5, "
+                         "gemini/gemini-2.5-flash,\nollama_chat/llama3.1"}),
+    (("--api-base",), {"metavar": "URL",
+                       "help": "provider base URL (OpenAI-compatible servers, Ollama)"}),
+    (("--approval",), {"metavar": "MODE", "help": "strict | ask (default) | auto-edit | yolo"}),
+    (("-y", "--yes"), {"action": "store_true", "help": "same as --approval yolo"}),
+    (("--sandbox",), {"metavar": "MODE",
+                      "help": "auto (default) | read-only | workspace-write | off"}),
+    (("--json",), {"dest": "json_output", "action": "store_true",
+                   "help": "print events as JSON lines instead of rendered text"}),
+    (("-c", "--continue"), {"dest": "continue_last", "action": "store_true",
+                            "help": "continue the most recent session"}),
+    (("--session",), {"metavar": "ID", "help": "continue that session"}),
+    (("--no-tools",), {"action": "store_true", "help": "plain chat: offer no tools to the model"}),
+    (("-s", "--shell"), {"dest": "shell_mode", "action": "store_true",
+                         "help": "ask for one shell command, then run / edit / describe it"}),
+    (("--explain",), {"action": "store_true", "help": "explain a shell command in a few lines"}),
+    (("-i", "--image"), {"metavar": "FILE", "action": "append", "dest": "images", "default": [],
+                         "help": "attach an image (png, jpeg, gif, webp); repeatable"}),
+    (("--debug",), {"action": "store_true", "help": "show full tracebacks and provider details"}),
+    (("--trust",), {"action": "store_true",
+                    "help": "use this folder's .swebash/ settings without asking"}),
+    (("-V", "--version"), {"action": "store_true", "help": "print the version and exit"}),
+    (("-h", "--help"), {"action": "store_true", "help": "show this message and exit"}),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser; ``help`` strings break lines with ``\\n`` as `ai --help` shows them."""
+    """The parser of ``OPTIONS`` and the question's words."""
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            raise UsageError(message)
+
     # argparse's own help is never shown (errors raise UsageError; see options_help):
     # a usage line spares parse_intermixed_args from formatting one, a fixed width
     # its formatters from asking shutil for the terminal's (~3 ms in all).
@@ -32,31 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                      allow_abbrev=False,
                      formatter_class=functools.partial(argparse.HelpFormatter, width=100))
     parser.add_argument("question", nargs="*")
-    add = parser.add_argument
-    add("-m", "--model", metavar="MODEL",
-        help="litellm model string, e.g. openai/gpt-4o,\nanthropic/claude-sonnet-4-5, "
-             "gemini/gemini-2.5-flash,\nollama_chat/llama3.1")
-    add("--api-base", metavar="URL",
-        help="provider base URL (OpenAI-compatible servers, Ollama)")
-    add("--approval", metavar="MODE", help="strict | ask (default) | auto-edit | yolo")
-    add("-y", "--yes", action="store_true", help="same as --approval yolo")
-    add("--sandbox", metavar="MODE", help="auto (default) | read-only | workspace-write | off")
-    add("--json", dest="json_output", action="store_true",
-        help="print events as JSON lines instead of rendered text")
-    add("-c", "--continue", dest="continue_last", action="store_true",
-        help="continue the most recent session")
-    add("--session", metavar="ID", help="continue that session")
-    add("--no-tools", action="store_true", help="plain chat: offer no tools to the model")
-    add("-s", "--shell", dest="shell_mode", action="store_true",
-        help="ask for one shell command, then run / edit / describe it")
-    add("--explain", action="store_true", help="explain a shell command in a few lines")
-    add("-i", "--image", metavar="FILE", action="append", dest="images", default=[],
-        help="attach an image (png, jpeg, gif, webp); repeatable")
-    add("--debug", action="store_true", help="show full tracebacks and provider details")
-    add("--trust", action="store_true",
-        help="use this folder's .swebash/ settings without asking")
-    add("-V", "--version", action="store_true", help="print the version and exit")
-    add("-h", "--help", action="store_true", help="show this message and exit")
+    for names, keywords in OPTIONS:
+        parser.add_argument(*names, **keywords)
     return parser
 
 
@@ -77,7 +95,7 @@ def options_help(parser: argparse.ArgumentParser | None = None) -> str:
 
 def parse_question_args(args: list[str]) -> Invocation:
     """An ``Invocation`` from the command line of a question (or the REPL)."""
-    ns = build_parser().parse_intermixed_args(args)
+    ns = plain_parse(args) or build_parser().parse_intermixed_args(args)
     if ns.approval is not None and ns.approval not in APPROVAL_MODES:
         raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
                          + ", ".join(APPROVAL_MODES))
@@ -94,3 +112,51 @@ def parse_question_args(args: list[str]) -> Invocation:
         shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
         show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox, trust=ns.trust,
         images=ns.images)
+
+
+def plain_parse(args: list[str]) -> SimpleNamespace | None:
+    """``args`` parsed as argparse parses them, when they are plain: each is a known
+    option name (exactly), a value of the option before it, or a word of the question,
+    and no value or word starts with ``-``. None for any other command line."""
+    table = _option_table()
+    found: dict[str, Any] = {dest: _DEFAULTS[kind]() for dest, kind in table.values()}
+    words: list[str] = []
+    position = 0
+    while position < len(args):
+        token = args[position]
+        position += 1
+        if not token.startswith("-"):
+            words.append(token)
+            continue
+        if token not in table:
+            return None
+        dest, kind = table[token]
+        if kind == "store_true":
+            found[dest] = True
+            continue
+        if position == len(args) or args[position].startswith("-"):
+            return None  # argparse says what is missing
+        value = args[position]
+        position += 1
+        if kind == "append":
+            found[dest].append(value)
+        else:
+            found[dest] = value
+    return SimpleNamespace(question=words, **found)
+
+
+# argparse's default for each kind of option (a new list each time for ``append``)
+_DEFAULTS: dict[str, Any] = {"store_true": lambda: False, "append": list, "": lambda: None}
+
+
+@functools.cache
+def _option_table() -> dict[str, tuple[str, str]]:
+    """Each option string -> (its ``dest``, its action: "store_true", "append" or ""
+    for a value), named as argparse names them."""
+    table = {}
+    for names, keywords in OPTIONS:
+        long_names = [name for name in names if name.startswith("--")]
+        dest = keywords.get("dest") or (long_names or names)[0].lstrip("-").replace("-", "_")
+        for name in names:
+            table[name] = (dest, keywords.get("action", ""))
+    return table

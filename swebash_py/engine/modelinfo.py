@@ -62,13 +62,14 @@ FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", *_PRICE_KEYS,
           *(f"{key}_above_200k_tokens" for key in _PRICE_KEYS))
 
 
-HEADER = b"swebash model map 1\n"  # a cache file without it is rebuilt
+HEADER = b"swebash model map 2\n"  # a cache file without it is rebuilt (1: lines unsorted)
 
 
 class ModelMap(Mapping[str, dict[str, Any]]):
     """The slim map as its cache file's bytes: one ``"name"<TAB>{entry}`` line per
-    model, an entry decoded only when it is asked for (decoding all ~4000 of them
-    cost every run ~5 ms)."""
+    model, sorted by the name's bytes, an entry found by bisection and decoded only
+    when it is asked for (decoding all ~4000 of them cost every run ~5 ms; scanning
+    the file for each name asked, ~0.3 ms a name)."""
 
     def __init__(self, lines: bytes) -> None:
         self._lines = lines  # starts with HEADER, each line ends with a newline
@@ -85,16 +86,32 @@ class ModelMap(Mapping[str, dict[str, Any]]):
         return self._found[name]
 
     def _decode(self, name: str) -> dict[str, Any] | None:
-        key = b"\n" + json.dumps(name).encode() + b"\t"
-        start = self._lines.find(key)
-        if start < 0:
-            return None
-        start += len(key)
         try:
-            entry = json.loads(self._lines[start:self._lines.index(b"\n", start)])
-        except ValueError:
+            found = self._line_of(json.dumps(name).encode())
+            entry = json.loads(found) if found is not None else None
+        except ValueError:  # a damaged line
             return None
         return entry if isinstance(entry, dict) else None
+
+    def _line_of(self, key: bytes) -> bytes | None:
+        """The entry part of the line named ``key`` (bisecting the sorted lines)."""
+        lines = self._lines
+        low, high = len(HEADER), len(lines)  # both at the start of a line
+        while low < high:
+            # the start of the line holding the middle byte (HEADER ends with a newline)
+            start = lines.rfind(b"\n", low - 1, (low + high) // 2 + 1) + 1
+            if start >= high:  # only in a damaged file (a line is 6 bytes at least)
+                return None
+            end = lines.index(b"\n", start)
+            tab = lines.index(b"\t", start, end)
+            name = lines[start:tab]
+            if name == key:
+                return lines[tab + 1:end]
+            if name < key:
+                low = end + 1
+            else:
+                high = start
+        return None
 
     def __getitem__(self, name: str) -> dict[str, Any]:
         found = self.entry(name)
@@ -151,10 +168,11 @@ def _slim(full: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def _as_lines(slim: dict[str, dict[str, Any]]) -> bytes:
-    """The cache file's bytes: ``HEADER``, then one ``"name"<TAB>{entry}`` line per model."""
-    return HEADER + "".join(
-        f"{json.dumps(name)}\t{json.dumps(entry, separators=(',', ':'))}\n"
-        for name, entry in slim.items()).encode()
+    """The cache file's bytes: ``HEADER``, then one ``"name"<TAB>{entry}`` line per model,
+    in the order of the names' bytes."""
+    lines = sorted((json.dumps(name).encode(), json.dumps(entry, separators=(",", ":")).encode())
+                   for name, entry in slim.items())
+    return HEADER + b"".join(name + b"\t" + entry + b"\n" for name, entry in lines)
 
 
 def _write_quietly(path: Path, data: bytes) -> None:

@@ -27,7 +27,6 @@ from swebash_py.errors import (
     StreamStalled,
 )
 from swebash_py.events import ProviderEvent
-from swebash_py.provider import anthropic_wire, openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.errormap import error_for_status, retry_after_seconds
 from swebash_py.provider.h11_transport import Pool
@@ -89,6 +88,8 @@ def build_target(wire: Wire, request: ChatRequest) -> Target:
         key = request.api_key or os.environ.get("OPENAI_API_KEY")
         _need_key(key, request.api_base, "OPENAI_API_KEY", "OpenAI")
         headers = {"authorization": f"Bearer {key}"} if key else {}
+        from swebash_py.provider import openai_wire  # each wire format loads when used
+
         url, body = f"{base}/chat/completions", openai_wire.build_request(request, model)
     else:
         base = (request.api_base or ANTHROPIC_BASE).rstrip("/")
@@ -98,9 +99,22 @@ def build_target(wire: Wire, request: ChatRequest) -> Target:
         if key:
             headers["x-api-key"] = key
         path = "/messages" if base.endswith("/v1") else "/v1/messages"
+        from swebash_py.provider import anthropic_wire
+
         url, body = base + path, anthropic_wire.build_request(request, model)
     headers["accept"] = "text/event-stream"
     return Target(url, headers, urlsplit(url).netloc, body)
+
+
+def _parser(wire: Wire) -> _Parser:
+    """The stream parser of ``wire``."""
+    if wire == "openai":
+        from swebash_py.provider import openai_wire
+
+        return openai_wire.OpenAIParser()
+    from swebash_py.provider import anthropic_wire
+
+    return anthropic_wire.AnthropicParser()
 
 
 def _need_key(key: str | None, api_base: str | None, env: str, provider: str) -> None:
@@ -157,8 +171,7 @@ class DirectBackend:
     async def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]:
         """Send ``request`` and yield provider events as the reply streams."""
         target = build_target(self.wire, request)
-        parser: _Parser = (openai_wire.OpenAIParser() if self.wire == "openai"
-                           else anthropic_wire.AnthropicParser())
+        parser = _parser(self.wire)
         timeouts = Timeouts(connect=request.connect_timeout, read=request.stall_timeout,
                             write=request.timeout)
         started = False

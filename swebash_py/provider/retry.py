@@ -14,7 +14,6 @@ defaults a dead provider fails within about two minutes (see the README).
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
@@ -35,6 +34,8 @@ class RetryPolicy:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
         if retry_after is not None:
             return max(0.0, min(retry_after, self.max_retry_after))
+        import random  # here: only a retry waits (an answer that needs none imports none)
+
         backoff = min(self.max_delay, self.base_delay * 2.0**attempt)
         return backoff * random.uniform(0.8, 1.0)
 

@@ -14,6 +14,7 @@ chunk, holding back a sequence (or ``\r``) that a chunk boundary cut in two.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # ESC [ params intermediates final  |  8-bit CSI
 _CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
@@ -21,18 +22,25 @@ _CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
 _STRING = r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|$)"
 # Any other ESC sequence: intermediates, then a final byte (ESC c, ESC 7, ESC ( B, ...)
 _ESC = r"\x1b[ -/]*[0-~]?"
-_SEQUENCE = re.compile(f"{_STRING}|{_CSI}|{_ESC}", re.DOTALL)
+_SEQUENCE = f"{_STRING}|{_CSI}|{_ESC}"  # compiled at the first text holding an escape
 # C0 except \t \n, DEL, C1, and bidi / zero-width formatting that can disguise text
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 # A sequence that is whole: a terminated string, a CSI with its final byte, or ESC + final.
-_WHOLE = re.compile(
+_WHOLE = (
     r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c)"
     # ESC + final byte, but not one that opens a CSI or a string ([ ] P X ^ _)
-    f"|{_CSI}|\x1b(?:[ -/]+[0-~]|[0-OQ-WYZ\\\\`-~])", re.DOTALL)
+    f"|{_CSI}|\x1b(?:[ -/]+[0-~]|[0-OQ-WYZ\\\\`-~])")
 _INTRODUCERS = "\x1b\x90\x98\x9b\x9d\x9e\x9f"
 _HOLD_MAX = 4096  # an unfinished sequence longer than this is released (and removed)
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``_SEQUENCE`` or ``_WHOLE``, compiled when a text first holds an escape (most
+    answers hold none)."""
+    return re.compile(pattern, re.DOTALL)
 
 
 def neutralize(text: str) -> str:
@@ -41,7 +49,7 @@ def neutralize(text: str) -> str:
         return text  # the common case: one scan, no copy
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x1b" in text or _has_c1(text):
-        text = _SEQUENCE.sub("", text)
+        text = _compiled(_SEQUENCE).sub("", text)
     return _CONTROL.sub("", text)
 
 
@@ -90,5 +98,5 @@ def _unfinished(text: str) -> int:
     start = max(text.rfind(c) for c in _INTRODUCERS)
     if len(text) - start > _HOLD_MAX:
         return end
-    whole = _WHOLE.match(text, start)
+    whole = _compiled(_WHOLE).match(text, start)
     return end if whole else start

@@ -25,7 +25,6 @@ daemon asked over a socket) or a supervisor killed with SIGKILL on its own.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
@@ -49,6 +48,8 @@ def wrap(argv: list[str]) -> list[str]:
 
 
 def _prctl(option: int, value: int) -> None:
+    import ctypes  # here: only the supervisor calls prctl
+
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(option, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl failed")

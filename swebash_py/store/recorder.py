@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from swebash_py.approvals.audit import CallRecord
 from swebash_py.engine.messages import Block, Message
 from swebash_py.errors import SessionGone, StorageError
 
 if TYPE_CHECKING:
+    from swebash_py.approvals.audit import CallRecord
     from swebash_py.checkpoints.model import FileChange
 
 

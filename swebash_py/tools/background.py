@@ -13,6 +13,10 @@
   shell gets a parent-death signal (``PR_SET_PDEATHSIG``) on which it kills its
   own process group.
 * The process is started by a ``Spawner`` (the seam for a sandbox).
+
+The process helpers (``tools.proc``, the sandbox's reaper and secret values) are
+imported by what runs or stops a command: a session that starts none (an answer
+without tools) needs only the empty table.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from swebash_py.sandbox.reaper import live_processes
-from swebash_py.sandbox.values import secret_bytes
-from swebash_py.tools.proc import CHUNK, Capture, kill_group_tree, signal_group
+if TYPE_CHECKING:
+    from swebash_py.tools.proc import Capture
 
 # (argv, cwd, env[, pass_fds]) -> the process
 Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
@@ -67,6 +71,8 @@ async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
                         pass_fds: Sequence[int] = ()) -> asyncio.subprocess.Process:
     """The default spawner: a new session, output merged into one pipe;
     ``pass_fds`` stay open in the child (the sandbox's seccomp filter)."""
+    from swebash_py.tools.proc import CHUNK
+
     return await asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
@@ -91,6 +97,8 @@ class Job:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        from swebash_py.tools.proc import Capture
+
         self.fresh = Capture(self.head, self.tail)
 
     @property
@@ -105,6 +113,9 @@ class Job:
         """The output since the last call, and how many bytes that was. While the
         command runs, an end that could be the start of a secret value waits for
         the next call (the value is redacted whole, never shown in two pieces)."""
+        from swebash_py.sandbox.values import secret_bytes
+        from swebash_py.tools.proc import Capture
+
         held = self.fresh.hold_back(secret_bytes()) if self.running else b""
         text, size = self.fresh.text(), self.fresh.total - len(held)
         self.fresh = Capture(self.head, self.tail)
@@ -165,6 +176,8 @@ class JobTable:
             await asyncio.wait_for(asyncio.shield(job.tasks[1]), seconds)
 
     async def _pump(self, job: Job) -> None:
+        from swebash_py.tools.proc import CHUNK
+
         stream = job.proc.stdout
         assert stream is not None
         while data := await stream.read(CHUNK):
@@ -173,6 +186,8 @@ class JobTable:
 
     async def _watch(self, job: Job) -> None:
         """Notice the exit; drain the pipe briefly; kill what the command left behind."""
+        from swebash_py.tools.proc import signal_group
+
         delay = 0.005
         while job.proc.returncode is None:
             await asyncio.sleep(delay)
@@ -193,6 +208,8 @@ class JobTable:
         """SIGTERM to the group, SIGKILL after ``GRACE`` seconds; waits for the end."""
         if not job.running:
             return
+        from swebash_py.tools.proc import kill_group_tree, signal_group
+
         job.stopped = True
         signal_group(job.pid, signal.SIGTERM)
         deadline = time.monotonic() + GRACE
@@ -204,6 +221,10 @@ class JobTable:
     def close(self) -> None:
         """Stop everything now (synchronous: session end, interpreter exit)."""
         live = [j for j in self._jobs.values() if j.running or _group_alive(j.pid)]
+        if not live:
+            return
+        from swebash_py.tools.proc import kill_group_tree, signal_group
+
         for job in live:
             job.stopped = True
             signal_group(job.pid, signal.SIGTERM)
@@ -233,6 +254,8 @@ def _group_alive(pgid: int) -> bool:
 
 def _has_live_member(pgid: int) -> bool:
     """killpg(0) also succeeds for a group of zombies; look for a live member."""
+    from swebash_py.sandbox.reaper import live_processes
+
     try:
         return any(group == pgid for _pid, _ppid, group in live_processes())
     except OSError:

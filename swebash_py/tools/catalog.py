@@ -11,7 +11,6 @@ class at its first real use (a call's arguments, preview or run).
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 from functools import cache
@@ -60,7 +59,7 @@ class LazyTool(Tool[Any]):
         return self._real
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, copy.deepcopy(self.parameters))
+        return ToolSpec(self.name, self.description, _copied(self.parameters))
 
     def preview(self, args: Any, ctx: ToolContext) -> Preview:
         return self.loaded().preview(args, ctx)
@@ -72,6 +71,16 @@ class LazyTool(Tool[Any]):
         if name.startswith("__") or name in ("_real", "_settings"):
             raise AttributeError(name)
         return getattr(self.loaded(), name)
+
+
+def _copied(value: Any) -> Any:
+    """A JSON value copied through (each spec gets its own schema to change); what
+    ``copy.deepcopy`` does for parsed JSON, at a fraction of its cost."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
 
 
 @cache

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,6 +40,8 @@ class ToolRegistry:
 
     def closest(self, name: str) -> str | None:
         """The registered name most like ``name`` (for "did you mean"), if any is close."""
+        import difflib  # here: only a misnamed tool call needs it
+
         lowered = {n.lower(): n for n in self._tools}
         matches = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
         return lowered[matches[0]] if matches else None

@@ -1,8 +1,10 @@
 """What only a tool call, an approval, MCP, checkpoints or the team store needs stays
-off the path of a one-shot answer that calls no tool; so does HTTP/2 (h2)."""
+off the path of a one-shot answer that calls no tool; so does HTTP/2 (h2), and so do
+the standard-library modules only a write, a misnamed call or an audit row needs."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -12,22 +14,31 @@ from typing import Any
 
 # ours, each needed only once the model calls a tool (or a feature is configured)
 OURS = tuple(f"swebash_py.{name}" for name in (
+    "agent.executor", "agent.truncate", "approvals.audit", "approvals.decision",
+    "approvals.rules", "sandbox.values", "sandbox.grant", "tools.proc", "sandbox.reaper",
     "approvals.policy", "approvals.shellparse", "agent.hooks", "project.commands",
     "tools.args", "tools.files", "tools.find", "tools.command", "tools.edit", "tools.fetch",
     "tools.web", "tools.jobs", "checkpoints.model", "checkpoints.flow", "checkpoints.revert",
     "sandbox.runner", "sandbox.policy", "mcpclient.connection", "mcpclient.manager",
     "mcpclient.tool", "team.remote", "team.uploader", "preview.policy", "ui.tty_asker",
 ))
-HEAVY = (*OURS, "h2")  # h2: httpcore's HTTP/2 (lean_imports)
+# the standard library's: a file written (tempfile, random), a misnamed tool (difflib),
+# an audit row's digest (hashlib), a command line that is not plain (argparse: see
+# cli.args.plain_parse). (The first run in a data directory writes its model-info
+# cache: tempfile then too.)
+STDLIB = ("tempfile", "random", "difflib", "hashlib", "argparse")
+HEAVY = (*OURS, *STDLIB, "h2")  # h2: httpcore's HTTP/2 (lean_imports)
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
-        "try:\n    main(['-m', 'openai/x', '--api-base', sys.argv[1], '--yes', 'hi'])\n"
+        "try:\n    main(sys.argv[1:])\n"
         "except SystemExit as exit:\n    assert exit.code == 0, exit.code\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n")
 
 
-def heavy_loaded(fake_provider: Any, workspace: Path, **env: str) -> str:
-    result = subprocess.run([sys.executable, "-c", CODE, fake_provider.url], capture_output=True,
+def heavy_loaded(fake_provider: Any, workspace: Path, *options: str, **env: str) -> str:
+    """Which of ``HEAVY`` `ai -m openai/x --api-base URL --yes [options] hi` loaded."""
+    argv = ["-m", "openai/x", "--api-base", fake_provider.url, "--yes", *options, "hi"]
+    result = subprocess.run([sys.executable, "-c", CODE, *argv], capture_output=True,
                             text=True, stdin=subprocess.DEVNULL, check=True, cwd=workspace,
                             env={**os.environ, **env})
     assert result.stdout.endswith("fine\n")
@@ -38,6 +49,9 @@ def test_a_text_only_one_shot_imports_none_of_them(fake_provider: Any, tmp_path:
     from tests.fakeprovider import Reply
 
     fake_provider.queue(Reply(text="fine"))
+    fake_provider.queue(Reply(text="fine"))
+    first = heavy_loaded(fake_provider, tmp_path)
+    assert first == "['random', 'tempfile']"  # the model-info cache, written once
     assert heavy_loaded(fake_provider, tmp_path) == "[]"
 
 
@@ -51,8 +65,39 @@ def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
                                                    json.dumps({"path": "notes.txt"}))]))
     fake_provider.queue(Reply(text="fine"))
     loaded = heavy_loaded(fake_provider, tmp_path)
-    for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files"):
+    for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files",
+                   "agent.executor", "agent.truncate", "approvals.audit", "approvals.decision",
+                   "approvals.rules", "sandbox.values", "sandbox.grant"):
         assert f"'swebash_py.{module}'" in loaded
+    assert "'hashlib'" in loaded  # the call's audit row
+
+
+def test_the_twin_a_write_a_command_and_a_misnamed_tool_load_theirs(
+        fake_provider: Any, tmp_path: Path) -> None:
+    """A write goes through a temporary file; a command through the process helpers;
+    a call to a tool that does not exist gets a "did you mean" (difflib)."""
+    from tests.fakeprovider import Reply, ToolCall
+
+    fake_provider.queue(Reply(tool_calls=[
+        ToolCall("c1", "write_file", json.dumps({"path": "new.txt", "content": "x\n"})),
+        ToolCall("c2", "run_command", json.dumps({"command": "cat new.txt > copy.txt"})),
+        ToolCall("c3", "read_fil", json.dumps({"path": "new.txt"}))]))
+    fake_provider.queue(Reply(text="fine"))
+    loaded = heavy_loaded(fake_provider, tmp_path)
+    assert (tmp_path / "copy.txt").read_text() == "x\n"
+    for module in ("'tempfile'", "'difflib'", "'swebash_py.tools.proc'",
+                   "'swebash_py.sandbox.reaper'"):
+        assert module in loaded
+
+
+def test_the_twin_a_command_line_that_is_not_plain_loads_argparse(
+        fake_provider: Any, tmp_path: Path) -> None:
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="fine"))
+    fake_provider.queue(Reply(text="fine"))
+    heavy_loaded(fake_provider, tmp_path)  # the model-info cache is written
+    assert heavy_loaded(fake_provider, tmp_path, "--approval=yolo") == "['argparse']"
 
 
 def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
@@ -62,5 +107,6 @@ def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: 
     from tests.fakeprovider import Reply
 
     fake_provider.queue(Reply(text="fine"))
-    assert heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True",
-                        HTTP_PROXY="http://127.0.0.1:9") == "['h2']"
+    loaded = ast.literal_eval(heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True",
+                                           HTTP_PROXY="http://127.0.0.1:9"))
+    assert [m for m in loaded if m not in STDLIB] == ["h2"]  # httpx itself needs hashlib

@@ -74,3 +74,30 @@ def test_slim_cache_is_written_then_used_with_the_same_answers(isolated: Path) -
     cached_files[0].write_text("not json")  # a broken cache is rebuilt, not trusted
     assert modelinfo.context_window("openai/gpt-4o") == full["gpt-4o"]["max_input_tokens"]
     modelinfo.model_map.cache_clear()
+
+
+def test_every_name_is_found_by_bisection_as_by_a_scan(isolated: Path) -> None:
+    """The sorted cache answers each name (and each missing one) as a scan of it does."""
+    import json
+
+    from swebash_py.engine import modelinfo
+
+    modelinfo.model_map.cache_clear()
+    lines = modelinfo.model_map()._lines
+    scanned = {}
+    for line in lines[len(modelinfo.HEADER):].splitlines():
+        name, _, entry = line.partition(b"\t")
+        scanned[json.loads(name)] = json.loads(entry)
+    missing = ["", "x", "openai/x", "zzzz", "\u00e9", "gpt-4o-", " gpt-4o"]
+    fresh = modelinfo.ModelMap(lines)
+    assert {name: fresh.entry(name) for name in [*scanned, *missing]} == \
+        {**scanned, **dict.fromkeys(missing)}
+    assert len(scanned) > 1000
+
+
+@pytest.mark.parametrize("body", [b"\n\n\n", b'"a"\t{}\n\n', b'"b"\n"a"\t{}\n', b"x\n"])
+def test_a_damaged_cache_answers_none_without_looping(body: bytes) -> None:
+    from swebash_py.engine import modelinfo
+
+    damaged = modelinfo.ModelMap(modelinfo.HEADER + body)
+    assert damaged.entry("a") in (None, {}) and damaged.entry("zz") is None
