@@ -7,8 +7,9 @@ tokens with empty children) for a document made only of shapes where CommonMark
 leaves no choice:
 
 - ATX headings: ``#`` to ``######``, one space, text not ending in ``#``;
-- paragraphs of lines starting with an ASCII letter, a digit run not followed by
-  ``.`` or ``)``, `` `x`` or ``**x`` (nothing that starts or interrupts a block);
+- paragraphs of lines starting with an ASCII letter, ``(``, ``{``, a quote, a digit
+  run not followed by ``.`` or ``)``, `` `x`` or ``**x`` (nothing that starts or
+  interrupts a block);
 - fences opened by exactly three backticks at column 0 and a one-word info string,
   closed by exactly three backticks (or running to the end), any lines between
   except another possible closing line;
@@ -34,7 +35,7 @@ from swebash_py.render.tokens import Tok as Token
 
 _BAD_CHAR = re.compile(r"[\t\0\r\x0b\x0c]")
 _HEADING = re.compile(r"(#{1,6}) (\S(?:.*[^\s#])?)\Z")
-_PARA = re.compile(r"(?:[A-Za-z]|\d+(?![\d.)])|`[^`]|\*\*[A-Za-z0-9])")
+_PARA = re.compile(r"(?:[A-Za-z({\"']|\d+(?![\d.)])|`[^`]|\*\*[A-Za-z0-9])")
 _FENCE_OPEN = re.compile(r"```([A-Za-z0-9_+-]*)\Z")
 _MAYBE_CLOSE = re.compile(r" {0,3}`{3,}[ \t]*\Z")
 _ROW = re.compile(r"\| [A-Za-z0-9](?:[A-Za-z0-9 .,()'-]*[A-Za-z0-9.)])?"

@@ -33,7 +33,8 @@ NEAR = ["", "", "## Step 1", "# Title", "###### six", "Run **line 2** of the `lo
         "```", "```sh", "print(x)", "    indented code", "- first point", "- second",
         "- `x` item", "- **b** item", "Ünïcode line", "a line with # in it",
         "| name | value |", "|---|---:|", "| fox | 12 |", "|:---|:---:|", "| a b | c. |",
-        "| one |", "|---|"]
+        "| one |", "|---|", '{"step": 3, "ok": true}', "(aside)", "'quoted'", '"q"',
+        "read **line 4"]
 WILD = [*NEAR, " lead", "trail ", "\t", "* star", "+ plus", "1. one", "2) two", "> quote",
         "| a | b |", "|---|---|", "---", "===", "***", "<div>", "[r]: /url",
         "  - nested", "````", " ```", "~~~", "```a b", "#nospace", "# ends #",
