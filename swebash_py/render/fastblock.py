@@ -20,7 +20,8 @@ leaves no choice:
 - empty lines between them; a paragraph, list or table ends at an empty line (or the
   end).
 
-No line outside a fence may start or end with white space; no tab, NUL, CR,
+No line outside a fence may start or end with white space (but spaces at the end of
+a last line without a newline, which markdown-it strips); no tab, NUL, CR,
 vertical tab or form feed anywhere. Anything else (indentation, lazy continuation,
 ``*``/``+`` bullets, ordered lists, quotes, other tables, HTML, setext underlines,
 references, ...) returns None and goes to markdown-it. A test compares the
@@ -50,8 +51,14 @@ def parse(text: str) -> list[Token] | None:
     if _BAD_CHAR.search(text):
         return None
     lines = text.split("\n")
+    raw_last = None  # the last line, when it has no newline and ends with spaces
     if text.endswith("\n"):
         lines.pop()
+    elif lines[-1].endswith(" "):
+        # Spaces a block strips from its end (a line still arriving); not in a fence.
+        raw_last, lines[-1] = lines[-1], lines[-1].rstrip(" ")
+        if not lines[-1]:
+            return None  # markdown-it does not count such a last line
     tokens: list[Token] = []
     i, n = 0, len(lines)
     while i < n:
@@ -63,7 +70,7 @@ def parse(text: str) -> list[Token] | None:
         elif line[0] == "#":
             i = _heading(lines, i, tokens)
         elif line.startswith("```"):
-            i = _fence(lines, i, tokens, text.endswith("\n"))
+            i = _fence(lines, i, tokens, text.endswith("\n"), raw_last)
         elif line.startswith("- "):
             i = _list(lines, i, tokens)
         elif line.startswith("| "):
@@ -93,8 +100,10 @@ def _heading(lines: list[str], i: int, tokens: list[Token]) -> int:
     return i + 1
 
 
-def _fence(lines: list[str], i: int, tokens: list[Token], newline_at_end: bool) -> int:
-    """A fence from line ``i``; one running to an end without a newline lacks its last."""
+def _fence(lines: list[str], i: int, tokens: list[Token], newline_at_end: bool,
+           raw_last: str | None) -> int:
+    """A fence from line ``i``; one running to an end without a newline lacks its last
+    (and keeps that line's spaces: ``raw_last``)."""
     match = _FENCE_OPEN.match(lines[i])
     if match is None:
         return -1
@@ -103,6 +112,8 @@ def _fence(lines: list[str], i: int, tokens: list[Token], newline_at_end: bool) 
         if _MAYBE_CLOSE.match(lines[end]):
             return -1
         end += 1
+    if end == n and raw_last is not None:
+        return -1 if i == n - 1 else _fence([*lines[:-1], raw_last], i, tokens, False, None)
     content = "".join(line + "\n" for line in lines[i + 1:end])
     if end == n and content and not newline_at_end:
         content = content[:-1]

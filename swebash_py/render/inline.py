@@ -9,7 +9,8 @@ character that starts any other inline syntax (or escapes, or breaks a line);
 code spans of single backticks with content that is not stripped; ``**`` only
 as an opener after a space (or the start) before an ASCII letter or digit, and a
 closer after one before a space, the end or common punctuation, each opener
-closed before the next (or left open at the end: then it is text). Anything
+closed before the next (or left open at the end: then it is text); a ``*``,
+``**`` or `````` after a space at the very end is text too. Anything
 else returns None and goes to markdown-it.
 A test compares the tokens with markdown-it's over many random strings.
 """
@@ -25,6 +26,7 @@ _UNSAFE = re.compile(r"[\n\\`*_~&<\[!]")
 _PIECE = re.compile(r"`[^`\n]+`|\*\*")
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _AFTER_CLOSER = frozenset(" .,;:?)")
+_DANGLING = re.compile(r" (?:\*\*?|`)\Z")
 
 
 def children(content: str, literal: int = -1) -> list[Token] | None:
@@ -32,6 +34,13 @@ def children(content: str, literal: int = -1) -> list[Token] | None:
     or None when ``content`` is not in the shape described above. The ``**`` at
     ``literal`` is text: what an opener left unclosed at the end is (as a line of
     a streamed answer often is while it arrives)."""
+    dangling = _DANGLING.search(content)
+    if dangling is not None and literal < 0:
+        # A marker after a space at the very end opens and closes nothing: text.
+        made = children(content[:dangling.start() + 1])
+        if made is not None:
+            _join(dangling.group()[1:], made)
+        return made
     tokens: list[Token] = []
     level = 0  # inside a strong span
     pos = 0

@@ -45,7 +45,7 @@ WILD = [*NEAR, " lead", "trail ", "\t", "* star", "+ plus", "1. one", "2) two", 
 
 def _doc(rng: random.Random, alphabet: list[str]) -> str:
     lines = [rng.choice(alphabet) for _ in range(rng.randint(1, 12))]
-    return "\n".join(lines) + rng.choice(["\n", "", "\n\n"])
+    return "\n".join(lines) + rng.choice(["\n", "", "\n\n", " ", "  "])
 
 
 def _same(ours: list[Token], text: str) -> None:
@@ -101,7 +101,7 @@ def test_the_generated_answer_is_accepted_whole(size: int) -> None:
     "# a #\n", "#a\n", "| a |\n|---|\n", "| a | b |\n|---|\n| 1 | 2 |\n",
     "| a |\n|---|\n| 1 | 2 |\n", "| a |\n|---|\n| 1 |\nlazy\n",
     "a\n| b |\n|---|\n| 1 |\n", "a \n", " a\n", "a\tb\n", "a\rb\n", "a\0\n", "1) a\n", "- \n",
-    "- # h\n", "a\n\u2003\n", "~~~\nx\n~~~\n", "***\n", "- a\n- 2. b\n"])
+    "- # h\n", "a\n\u2003\n", "a\n   ", "```\nx\n ", "~~~\nx\n~~~\n", "***\n", "- a\n- 2. b\n"])
 def test_shapes_commonmark_could_read_otherwise_are_refused(text: str) -> None:
     assert fastblock.parse(text) is None
 
@@ -111,7 +111,8 @@ def test_shapes_commonmark_could_read_otherwise_are_refused(text: str) -> None:
     "```rust\nlet x\n", "```\n", "- a\n- b\n", "- a\n- b\n\n\nText\n", "- a\n\n## h\n",
     "# h\n```sh\nls\n```\n- x\n", "```\n\n  spaced\n\n```\nafter\n", "x\n\n- a",
     "- a\n\n- b\n", "- a\n- b\n\n\n- c\n\nx\n", "| a | b |\n|---|:---:|\n| 1 | 2 |\n",
-    "# h\n| a |\n|:---|\n| 1 |\n\n| b |\n|---:|\n| 2 |"])
+    "# h\n| a |\n|:---|\n| 1 |\n\n| b |\n|---:|\n| 2 |", "a line still arriving ",
+    "```\nx  ", "## h  ", "- a "])
 def test_common_shapes_are_accepted_and_equal(text: str) -> None:
     ours = fastblock.parse(text)
     assert ours is not None
