@@ -26,11 +26,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from markdown_it.token import Token
-
-from swebash_py.render import elements
-from swebash_py.render.md import BLOCK_PARSER, FastMarkdown, complete
+from swebash_py.render import elements, fastblock
+from swebash_py.render.md import FastMarkdown, block_parser, complete
 from swebash_py.render.settling import SettlingText
+from swebash_py.render.tokens import Tok as Token
 
 _NO_REFS = {"fence", "code_block", "html_block"}
 
@@ -63,7 +62,6 @@ class BlockSplitter(SettlingText[Block]):
     def __init__(self, make: MakeMarkdown = FastMarkdown) -> None:
         super().__init__()
         self._make = make
-        self._md = BLOCK_PARSER
         self._fence_close: re.Pattern[str] | None = None  # tail is an open fence
         self._refs: list[str] = []  # link reference definitions seen so far
 
@@ -102,7 +100,9 @@ class BlockSplitter(SettlingText[Block]):
         text = self._tail[:end]
         self._parsed_len = end
         env: dict[str, object] = {}
-        tokens = self._md.parse(text, env)
+        tokens = fastblock.parse(text)
+        if tokens is None:
+            tokens = block_parser().parse(text, env)
         starts = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
         top = [tokens[i] for i in starts]
         keep = len(top) if final else len(top) - 1

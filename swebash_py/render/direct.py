@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.control import strip_control_codes
@@ -32,6 +31,7 @@ from swebash_py.render import elements
 from swebash_py.render.code import CodeView
 from swebash_py.render.oneline import one_line
 from swebash_py.render.table import Cell, justify_of, make_cell, table_segments
+from swebash_py.render.tokens import Tok as Token
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer

@@ -17,13 +17,11 @@ common blocks skips rich's element machinery altogether (``direct``), and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_core.state_core import StateCore
-from markdown_it.token import Token
 from pygments.lexer import Lexer
 from pygments.lexers import find_lexer_class_by_name
 from pygments.lexers._mapping import LEXERS
@@ -33,20 +31,47 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.syntax import Syntax, SyntaxTheme
 
-from swebash_py.render import inline
+from swebash_py.render import fastblock, inline
 from swebash_py.render.asciilex import ascii_variant
 from swebash_py.render.direct import Direct
+from swebash_py.render.tokens import Tok, ours, real
+from swebash_py.render.tokens import Tok as Token
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
     from swebash_py.render.richmd import RichMarkdown
 
-# The same rules rich's Markdown enables; parsing is stateless, so one parser serves all.
-PARSER = MarkdownIt().enable("strikethrough").enable("table")
-# Its block stage alone (block tokens, ``inline`` tokens left unparsed) ...
-BLOCK_PARSER = MarkdownIt().enable("strikethrough").enable("table").disable("inline")
-# ... and the rest of its core chain, run later on block tokens: together, one parse.
-_INLINE_PASS = MarkdownIt().enable("strikethrough").enable("table").disable(
-    ["normalize", "block"])
+# The characters that stop markdown-it's inline ``text`` rule (its ``terminator_re``):
+# text without them is one text token (a test compares the two).
+TERMINATORS = re.compile(r"[\n!#$%&*+\-:<=>@\[\\\]^_`{}~]")
+
+
+@lru_cache(maxsize=1)
+def _parsers() -> tuple[MarkdownIt, MarkdownIt, MarkdownIt]:
+    from markdown_it import MarkdownIt
+
+    # The same rules rich's Markdown enables; parsing is stateless, so one parser serves
+    # all: the whole parser; its block stage alone (block tokens, ``inline`` tokens left
+    # unparsed); and the rest of its core chain, run later on block tokens.
+    return (MarkdownIt().enable("strikethrough").enable("table"),
+            MarkdownIt().enable("strikethrough").enable("table").disable("inline"),
+            MarkdownIt().enable("strikethrough").enable("table").disable(
+                ["normalize", "block"]))
+
+
+def block_parser() -> MarkdownIt:
+    """markdown-it's block stage alone (``BLOCK_PARSER``)."""
+    return _parsers()[1]
+
+
+def __getattr__(name: str) -> MarkdownIt:
+    """``PARSER`` and ``BLOCK_PARSER``, built (and markdown-it imported) on first use."""
+    if name == "PARSER":
+        return _parsers()[0]
+    if name == "BLOCK_PARSER":
+        return _parsers()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
@@ -56,25 +81,38 @@ def complete(tokens: list[Token], env: dict[str, object]) -> list[Token]:
     inline syntax (the inline parser's own terminators) becomes one text token,
     which is what the inline pass would make of it, without running that pass;
     one of only strong and code spans in plain text gets its tokens from
-    ``inline`` (the same tokens).
+    ``inline`` (the same tokens). Only when some text needs the inline pass are
+    ``fastblock``'s tokens made markdown-it's own (and markdown-it imported).
     """
-    plain = _INLINE_PASS.inline.terminator_re.search
+    plain = TERMINATORS.search
     rest = []
-    for token in tokens:
+    for i, token in enumerate(tokens):
         if token.type != "inline":
             continue
         if plain(token.content) is None:
-            token.children = [Token("text", "", 0, content=token.content)] if token.content else []
+            token.children = [Tok("text", "", 0, content=token.content)] if token.content else []
         else:
             made = inline.children(token.content)  # strong and code spans in plain text
             if made is None:
-                rest.append(token)
+                rest.append(i)
             else:
                 token.children = made
-    state = StateCore("", _INLINE_PASS, env)
-    state.tokens = rest  # the inline pass reads and fills only inline tokens
-    _INLINE_PASS.core.process(state)
+    if not rest:  # the rest of the chain reads and fills only inline tokens
+        return tokens if ours(tokens) else real(tokens)
+    from markdown_it.rules_core.state_core import StateCore
+
+    tokens = real(tokens)
+    inline_pass = _parsers()[2]
+    state = StateCore("", inline_pass, env)
+    state.tokens = [tokens[i] for i in rest]  # the inline pass reads and fills only these
+    inline_pass.core.process(state)
     return tokens
+
+
+def parse(markup: str) -> list[Token]:
+    """``PARSER.parse(markup)``: block tokens from ``fastblock`` when it takes the text."""
+    tokens = fastblock.parse(markup)
+    return _parsers()[0].parse(markup) if tokens is None else complete(tokens, {})
 
 
 @lru_cache(maxsize=64)
@@ -135,7 +173,7 @@ class FastMarkdown:
                  parsed: list[Token] | None = None) -> None:
         # Markdown's attributes, as Markdown(markup, code_theme) sets them.
         self.markup = markup
-        self.parsed = PARSER.parse(markup) if parsed is None else parsed
+        self.parsed = parse(markup) if parsed is None else parsed
         self.code_theme = code_theme
         self.justify: str | None = None
         self.style = "none"
@@ -160,7 +198,7 @@ class FastMarkdown:
         """rich's ``Markdown`` (with our elements) of these tokens, this one's settings."""
         from swebash_py.render.richmd import RichMarkdown
 
-        return RichMarkdown(self.markup, self.code_theme, tokens, style=self.style,
+        return RichMarkdown(self.markup, self.code_theme, real(tokens), style=self.style,
                             justify=self.justify, inline_code_lexer=self.inline_code_lexer,
                             inline_code_theme=self.inline_code_theme,
                             hyperlinks=self.hyperlinks)

@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from markdown_it.token import Token
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Span, Text
+
+from swebash_py.render.tokens import Tok as Token
 
 _NULL = Style.null()
 _LINE = Segment.line()

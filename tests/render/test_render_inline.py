@@ -56,9 +56,9 @@ def test_random_strings_give_markdown_it_s_tokens(seed: int) -> None:
 
 
 @pytest.mark.parametrize("content", [
-    "a**b**c", "**a**b", "**a** b**", "** a**", "**a **", "***a***", "**a*", "``a``",
+    "a**b**c", "**a**b", "**a** b**", "** a**", "***a***", "**a*", "``a``",
     "` a `", "`a``b`", "**`x`**", "\\*a", "a\nb", "a_b", "~~a~~", "[a](u)", "&amp;",
-    "<b>", "!x", "**a", "`a", "**a** **", "a **b**c", "**a**_"])
+    "<b>", "!x", "`a", "x **a **b", "a **b**c", "**a**_"])
 def test_shapes_commonmark_could_read_otherwise_are_refused(content: str) -> None:
     assert inline.children(content) is None
 
@@ -66,7 +66,8 @@ def test_shapes_commonmark_could_read_otherwise_are_refused(content: str) -> Non
 @pytest.mark.parametrize("content", [
     "Run the check, then read **line 5** of the `log`.", "**bold** start", "end **bold**",
     "`code` only", "a `b` **c** `d` e", "**two words** and **more**.", "x **y**) z",
-    "**a**: b", "`a**b`", "", "plain text"])
+    "**a**: b", "`a**b`", "", "plain text", "**a", "read **line 4", "a **b** c **d",
+    "read **line `x` y", "quick *", "a **b** **", "a `b` `", "a **b *", "**a **", "**a** **"])
 def test_common_shapes_are_accepted_and_equal(content: str) -> None:
     ours = inline.children(content)
     theirs = _theirs(content) if content else []
@@ -97,5 +98,23 @@ def test_a_lost_empty_text_token_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
 
     assert [t.content for t in real("**a**") or []] == ["", "", "a", "", ""]
     monkeypatch.setattr(inline, "children", dropping)
+    with pytest.raises(AssertionError):
+        _compare(NEAR, 0, 4000)
+
+
+def test_a_wrong_level_after_an_unclosed_opener_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twin: code after a ``**`` left open is outside any strong span (level 0);
+    giving it the level of the span it never entered makes the comparison fail."""
+    real = inline.children
+
+    def inside(content: str, literal: int = -1) -> list[Token] | None:
+        made = real(content, literal)
+        if made is not None and content.count("**") % 2:
+            for token in made:
+                if token.type == "code_inline":
+                    token.level = 1
+        return made
+
+    monkeypatch.setattr(inline, "children", inside)
     with pytest.raises(AssertionError):
         _compare(NEAR, 0, 4000)
