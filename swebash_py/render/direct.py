@@ -214,14 +214,15 @@ class Direct:
         return True
 
     def _list(self, token: Token, items: Sequence[Token], out: list[Segment]) -> bool:
-        """A list: its own blank line first (its items left one), then one line per
-        item; False (nothing added) when an item does not fit on one line."""
+        """A list: its own blank line first (its items left one), then each item's
+        lines after its mark (rich's ``ListItem.render_bullet``/``render_number``);
+        False (nothing added) when the width leaves no room for the text."""
         console, options = self._console, self._options
         count = len(items) // 5
         if token.type == "bullet_list_open":
             indent = 3
-            marks = [Segment(" • ", console.get_style("markdown.item.bullet", default="none"))
-                     ] * count
+            style = console.get_style("markdown.item.bullet", default="none")
+            marks = [Segment(" • ", style)] * count
         else:
             start = int(token.attrs.get("start", 1))
             indent = len(str(start + count)) + 2
@@ -230,24 +231,30 @@ class Direct:
                      for k in range(count)]
         if options.max_width <= indent:
             return False
+        padding = Segment(" " * indent, style)
         narrow = options.update(width=options.max_width - indent)
-        lines: list[list[Segment]] = []
-        for k in range(count):
-            item_style = self._push("markdown.item")
-            runs = self._runs("markdown.paragraph", items[5 * k + 2])
-            self._stack.pop()
-            segments = one_line_runs(runs, narrow.max_width)
-            if segments is None:
-                return False
-            line = segments[:-1]  # without its new line
-            lines.append([Segment(t, item_style + s) for t, s, _ in line]
-                         if item_style else line)
         out.append(_LINE)
-        for mark, line in zip(marks, lines, strict=True):
-            out.append(mark)
-            out.extend(line)
-            out.append(_LINE)
+        for k in range(count):
+            for n, line in enumerate(self._item_lines(items[5 * k + 2], narrow)):
+                out.append(padding if n else marks[k])
+                out.extend(line)
+                out.append(_LINE)
         return True
+
+    def _item_lines(self, inline: Token, narrow: ConsoleOptions) -> list[list[Segment]]:
+        """An item's paragraph as ``console.render_lines(item, style=item's)`` gives it:
+        built directly when it fits on one line, else wrapped by rich's ``Text``."""
+        item_style = self._push("markdown.item")
+        runs = self._runs("markdown.paragraph", inline)
+        self._stack.pop()
+        segments = one_line_runs(runs, narrow.max_width)
+        if segments is None:
+            text = Text(justify="left")
+            for piece, style in runs:
+                text.append(piece, style)
+            return self._console.render_lines(text, narrow, style=item_style)
+        line = segments[:-1]  # without its new line
+        return [[Segment(t, item_style + s) for t, s, _ in line] if item_style else line]
 
 
 _NULL = Style.null()

@@ -328,8 +328,10 @@ def test_list_items_of_one_line_skip_rich_s_item_rendering(
     monkeypatch.setattr(ListItem, "render_number", number)
     _printed(FastMarkdown("- one\n- two\n\n1. three\n2. four\n"), 40)
     assert calls == []
-    # Twin: what does not fit, or holds two paragraphs, goes to rich's code.
-    _printed(FastMarkdown("- " + "long " * 20 + "\n\n1. a\n\n   b\n"), 40)
+    _printed(FastMarkdown("- " + "long " * 20 + "\n"), 40)  # wraps: drawn here too
+    assert calls == []
+    # Twin: an item holding two paragraphs goes to rich's code.
+    _printed(FastMarkdown("- a\n\n  b\n\n1. a\n\n   b\n"), 40)
     assert calls == ["bullet", "number"]
 
 
