@@ -75,19 +75,11 @@ class PolicyApprover:
 
     @property
     def _configured(self) -> RuleSet:
-        if self._configured_rules is None:
-            from swebash_py.approvals.rules import RuleSet
-
-            self._configured_rules = RuleSet()
-        return self._configured_rules
+        return _or_empty(self._configured_rules)
 
     @property
     def _host(self) -> RuleSet:
-        if self._host_rules is None:
-            from swebash_py.approvals.rules import RuleSet
-
-            self._host_rules = RuleSet()
-        return self._host_rules
+        return _or_empty(self._host_rules)
 
     @property
     def rules(self) -> RuleSet:
@@ -207,3 +199,12 @@ class PolicyApprover:
         usable = rule if self.mode in ("ask", "auto-edit") else None  # strict ignores rules
         hint = f", or add an allow rule like {', '.join(usable)}" if usable else ""
         return f"needs approval and there is no terminal to ask on: rerun with --yes{hint}"
+
+
+def _or_empty(rules: RuleSet | None) -> RuleSet:
+    """``rules``, or the empty set (the rule parser is imported only then)."""
+    if rules is not None:
+        return rules
+    from swebash_py.approvals.rules import RuleSet
+
+    return RuleSet()
