@@ -10,11 +10,7 @@ comparison notices a change of segmentation alone (same text, same colours).
 from __future__ import annotations
 
 import io
-import json
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from pygments.styles import get_all_styles
@@ -25,6 +21,7 @@ from rich.syntax import Syntax
 
 from swebash_py.render.code import CodeView
 from swebash_py.render.md import FastMarkdown, lexer, theme
+from tests.render.helpers import mismatches_in_fresh_process
 
 SAMPLES = {
     "python": 'def f(x):\n    """Doc\n    string."""\n\n    return  x + 1  # hi\n'
@@ -43,7 +40,6 @@ SAMPLES = {
     "nonesuch": "an unknown language: the text lexer",
 }
 THEMES = sorted(get_all_styles())
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _console(width: int, color_system: str | None = "truecolor") -> Console:
@@ -93,13 +89,7 @@ def test_widths_match_syntax(color_system: str | None) -> None:
 
 @pytest.mark.parametrize("color_system", ["standard", "256"])
 def test_downgraded_colours_match_syntax_in_a_fresh_process(color_system: str) -> None:
-    # rich caches a Style's escape codes on the instance, for the colour system it
-    # first met: one process has one console, so each system gets its own process.
-    script = ("import json; from tests.render.test_render_code import mismatches; "
-              f"print(json.dumps(mismatches({color_system!r})))")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=True)
-    assert json.loads(done.stdout) == []
+    assert mismatches_in_fresh_process("tests.render.test_render_code", color_system) == []
 
 
 def test_the_samples_take_the_fast_path() -> None:

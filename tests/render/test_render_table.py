@@ -12,11 +12,7 @@ dropped header style or a wrong justification.
 from __future__ import annotations
 
 import io
-import json
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -26,8 +22,8 @@ from rich.theme import Theme
 
 from swebash_py.render import direct, table
 from swebash_py.render.md import FastMarkdown
+from tests.render.helpers import mismatches_in_fresh_process
 
-ROOT = Path(__file__).resolve().parents[2]
 CELLS = ["a", "name", "value", "12", "999", "**bold**", "*em*", "`code`", "~~gone~~",
          "**b** and *e*", "é", "漢字", "x" * 14, "two words", "", "`a b `", "\\|",
          "bell\x07", "tab\there", "***both***", "`` ` ``", " spaced  "]
@@ -95,13 +91,7 @@ def test_random_tables_match_rich_markdown(color_system: str | None) -> None:
 
 @pytest.mark.parametrize("color_system", ["standard", "256"])
 def test_downgraded_colours_match_rich_markdown_in_a_fresh_process(color_system: str) -> None:
-    # rich caches a Style's escape codes on the instance, for the colour system it
-    # first met: one process has one console, so each system gets its own process.
-    script = ("import json; from tests.render.test_render_table import mismatches; "
-              f"print(json.dumps(mismatches({color_system!r})))")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=True)
-    assert json.loads(done.stdout) == []
+    assert mismatches_in_fresh_process("tests.render.test_render_table", color_system) == []
 
 
 def test_a_theme_no_color_an_ascii_console_and_safe_boxes_match_rich_markdown() -> None:
