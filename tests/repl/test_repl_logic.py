@@ -158,5 +158,5 @@ async def test_approval_fixed_by_a_managed_policy_cannot_be_changed(
     Path(os.environ["SWEBASH_MANAGED_CONFIG"]).write_text('approval = "strict"\n')
     out = await drive(fake_provider, ["/approval yolo", "/approval"], capsys)
     assert "approval: yolo" not in out  # the twin: test_slash_commands switches freely
-    assert "fixed to strict by the managed policy" in out
+    assert "/approval yolo ignored: approval is fixed to 'strict' by the managed policy" in out
     assert out.count("approval: strict") == 2
