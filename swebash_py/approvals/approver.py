@@ -120,7 +120,19 @@ class PolicyApprover:
                 result.label = "user-always"  # a rule the user's "always" answer made
         if result.action == "ask" and grant == "write":  # a question: a preview first?
             result.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
+        elif result.action == "allow" and result.partly_listed and grant == "read":
+            result = self._as_preview(pending, result)
         return result
+
+    def _as_preview(self, pending: PendingCall, result: Verdict) -> Verdict:
+        """A command rules admitted only in part, the read-only list the rest: the
+        list's word never grants a write. Where previews work it runs as one (a
+        preview that changes nothing asks nothing; one that does asks), else it
+        keeps its read-only grant."""
+        preview = self._preview_mode(pending, self.mode)
+        if not preview:
+            return result
+        return replace(result, action="ask", preview=preview, grant="write")  # type: ignore[arg-type]
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         from swebash_py.approvals.decision import Verdict

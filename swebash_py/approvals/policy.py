@@ -67,8 +67,19 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
         return out("allow", "mode", "yolo mode")
     if mode not in ("ask", "auto-edit"):  # strict, and anything unknown: fail closed
         return out("ask", "mode", f"{mode} mode asks before every call")
-    used = rules.allowing(tool_name, paths, analysis, workspace,
-                          lambda argv: sandboxed and is_read_only_command(argv, workspace))
+    listed: list[list[str]] = []  # simple commands no rule admits, only the list
+
+    def by_list(argv: list[str]) -> bool:
+        if sandboxed and is_read_only_command(argv, workspace):
+            listed.append(argv)
+            return True
+        return False
+
+    used = rules.allowing(tool_name, paths, analysis, workspace, by_list)
+    if used and listed:  # the list's judgment is never what grants a write (sandbox.grant)
+        return Decision("allow", "rule", "allowed by " + ", ".join(r.text for r in used)
+                        + " and, for the rest, only by the read-only command list",
+                        warnings, partly_listed=True)
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
