@@ -186,8 +186,13 @@ class SlashCommands:
     def _through_gate(self, key: str, value: str) -> str | None:
         """Change setting ``key`` through the one settings gate (the managed policy
         is applied there, and nowhere here); the refusal line, or None when set."""
+        import msgspec
+
         asked_as = f"/{key.split('.')[0]} {value}"
-        return self.repl.settings.gate.change(self.repl.settings, key, value, asked_as)
+        try:
+            return self.repl.settings.gate.change(self.repl.settings, key, value, asked_as)
+        except msgspec.ValidationError as exc:  # nothing was set
+            return f"{asked_as} ignored: {exc}"
 
     async def cmd_tools(self, _arg: str) -> None:
         from swebash_py.cli.commands.tools_cmd import confirmation
