@@ -99,3 +99,33 @@ def test_an_agreeing_environment_variable_says_nothing(
     monkeypatch.setenv("SWEBASH_APPROVAL", "ask")
     gate('approval = "ask"\n', tmp_path, said).merge({"approval": "ask"}, {})
     assert said == []
+
+
+# -- one door: the architecture ---------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parent.parent / "swebash_py"
+
+
+def sources() -> dict[str, str]:
+    return {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8")
+            for p in PACKAGE.rglob("*.py")}
+
+
+def test_only_the_gate_changes_a_loaded_setting() -> None:
+    """``Table.change`` (a loaded setting changed later) is called by the gate
+    alone: a command that changed a setting itself would be a second door."""
+    import re
+
+    callers = {name for name, text in sources().items()
+               if re.search(r"(?<!gate)\.change\(", text) and name != "configtable.py"}
+    assert callers == {"settings_gate.py"}
+
+
+def test_only_the_gate_and_the_loader_read_the_managed_policy() -> None:
+    """Who reads the policy: the gate (applies it), the loader (builds the gate),
+    ``config show`` (names its source). No feature checks it on its own."""
+    import re
+
+    readers = {name for name, text in sources().items()
+               if re.search(r"from swebash_py(\.managed)? import (managed|ManagedPolicy)", text)}
+    assert readers == {"settings_gate.py", "config.py", "cli/commands/config_cmd.py"}
