@@ -196,6 +196,9 @@ class PolicyApprover:
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
+        if verdict.partly_listed:  # rules for the rest, or --yes, would let it write
+            return (f"{verdict.reason}: its changes need the user's answer and there is no "
+                    "terminal to ask on (rerun with --yes, or add allow rules for all of it)")
         if verdict.by == "rule" or self.mode == "yolo":  # --yes would not answer it either
             return (f"{verdict.reason}: that needs a question, and there is no terminal to "
                     "ask on (--yes does not answer it)")
