@@ -146,9 +146,10 @@ def test_a_command_rules_admit_only_in_part_never_gets_a_write(workspace: Path) 
 
 
 def test_where_previews_work_a_part_admitted_command_runs_as_one(workspace: Path) -> None:
-    previewing = PolicyApprover("ask", RuleSet.from_lists(("run_command(echo *)",)), workspace,
-                                None, preview_mode=lambda _p, _m: "first")
-    verdict = previewing.check(pending(workspace, "echo x | sort --outp=F"))
+    previewing = PolicyApprover("ask", RuleSet.from_lists(("run_command(touch:*)",)),
+                                workspace, None, preview_mode=lambda _p, _m: "first")
+    verdict = previewing.check(pending(workspace, "touch F && ls"))
     assert (verdict.action, verdict.preview, verdict.grant) == ("ask", "first", "write")
-    whole = previewing.check(pending(workspace, "echo x"))  # the twin: rules admit it all
+    assert verdict.partly_listed
+    whole = previewing.check(pending(workspace, "touch F"))  # the twin: rules admit it all
     assert (whole.action, whole.preview, whole.grant) == ("allow", "", "write")
