@@ -10,7 +10,6 @@ there were none), ``differences`` says what changed and trust is asked again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,8 @@ class Fingerprint:
 
     @property
     def digest(self) -> str:
+        import hashlib  # only with a .swebash/ to look at (most runs have none)
+
         whole = hashlib.sha256()
         for name, value in sorted(self.files.items()):
             whole.update(f"{name}\0{value}\0".encode("utf-8", "surrogateescape"))
@@ -66,6 +67,8 @@ def take(root: Path) -> Fingerprint:
 
 def _entry(path: Path) -> str:
     """A file's content digest; a link's target and what it leads to; a folder's kind."""
+    import hashlib
+
     prefix = ""
     if path.is_symlink():
         prefix = f"link:{os.readlink(path)}:"
