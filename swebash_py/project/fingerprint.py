@@ -18,6 +18,7 @@ from typing import Any
 from swebash_py.project.trust import PROJECT_DIR
 
 _CHUNK = 1 << 20
+_MAX_CHUNKS = 64  # 64 MiB hashed at most per file
 
 
 @dataclass(frozen=True)
@@ -54,14 +55,15 @@ def take(root: Path) -> Fingerprint:
     """The fingerprint of ``root/.swebash`` now (empty when there is none)."""
     base = root / PROJECT_DIR
     files: dict[str, str] = {}
-    if os.path.lexists(base):
-        files["."] = _entry(base)
-    if os.path.isdir(base) and not os.path.islink(base):
-        for folder, dirs, names in os.walk(base):  # never follows a linked folder
+    if os.path.islink(base) or (os.path.lexists(base) and not os.path.isdir(base)):
+        files["."] = _entry(base)  # what a linked .swebash/ leads to is read as its own
+    if os.path.isdir(base):
+        for folder, dirs, names in os.walk(base, followlinks=False):
             dirs.sort()
-            for name in sorted([*dirs, *names]):
+            for name in sorted(names + [d for d in dirs if os.path.islink(Path(folder, d))]):
                 path = Path(folder) / name
                 files[str(path.relative_to(base))] = _entry(path)
+    # folders alone hold no settings (an empty .swebash/ is none): only what is in them
     return Fingerprint(files, describe_contents(root) if files else [])
 
 
@@ -70,17 +72,25 @@ def _entry(path: Path) -> str:
     import hashlib
 
     prefix = ""
-    if path.is_symlink():
-        prefix = f"link:{os.readlink(path)}:"
     try:
-        if path.is_dir():
-            return prefix + "dir"
+        if path.is_symlink():
+            prefix = f"link:{os.readlink(path)}:"
+        if path.is_dir():  # a linked folder (``commands -> elsewhere``): what it holds
+            inside = sorted(p for p in path.iterdir() if not p.is_dir())
+            listing = hashlib.sha256("\0".join(f"{p.name}={_entry(p)}" for p in inside)
+                                     .encode("utf-8", "surrogateescape"))
+            return prefix + "dir:" + listing.hexdigest()
         if not path.is_file():
             return prefix + ("missing" if not os.path.lexists(path) else "special")
         digest = hashlib.sha256()
         with path.open("rb") as handle:
-            while chunk := handle.read(_CHUNK):
+            for _ in range(_MAX_CHUNKS):
+                if not (chunk := handle.read(_CHUNK)):
+                    break
                 digest.update(chunk)
+            else:  # past what any reader of settings reads: its size and time stand in
+                info = os.fstat(handle.fileno())
+                digest.update(f"\0{info.st_size}\0{info.st_mtime_ns}".encode())
         return prefix + digest.hexdigest()
     except OSError as exc:  # unreadable now: a value of its own, never "unchanged"
         return prefix + f"error:{exc.errno}"

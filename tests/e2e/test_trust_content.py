@@ -119,7 +119,7 @@ def test_a_fingerprint_sees_content_links_and_new_files(tmp_path: Path) -> None:
     after = fingerprint.take(tmp_path)
     assert before.digest != after.digest
     assert fingerprint.differences(before, after) == [
-        "+ commands: /x", "added: .swebash/commands", "added: .swebash/commands/x.md"]
+        "+ commands: /x", "added: .swebash/commands/x.md"]
     target = tmp_path / "elsewhere.toml"
     target.write_text("")
     (tmp_path / ".swebash" / "config.toml").unlink()
@@ -127,6 +127,24 @@ def test_a_fingerprint_sees_content_links_and_new_files(tmp_path: Path) -> None:
     linked = fingerprint.take(tmp_path)
     target.write_text(hook(tmp_path / "m"))  # what the link leads to changed
     assert fingerprint.take(tmp_path).digest != linked.digest
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "y.md").write_text("one")
+    (tmp_path / ".swebash" / "more").symlink_to(elsewhere)  # a linked folder of commands
+    before_edit = fingerprint.take(tmp_path)
+    (elsewhere / "y.md").write_text("two")
+    assert fingerprint.take(tmp_path).digest != before_edit.digest
+    assert fingerprint.take(tmp_path).digest == fingerprint.take(tmp_path).digest
+
+
+def test_an_empty_settings_folder_is_no_settings(tmp_path: Path) -> None:
+    """A ``.swebash/`` with nothing in it (a mount point, say) holds no settings:
+    a folder trusted without one is not asked about again for it."""
+    trust.remember(tmp_path, "trusted")
+    (tmp_path / ".swebash" / "commands").mkdir(parents=True)
+    assert trust.changes(tmp_path) == []
+    (tmp_path / ".swebash" / "commands" / "x.md").write_text("hi")  # the twin: a file is
+    assert trust.changes(tmp_path) == ["+ commands: /x", "added: .swebash/commands/x.md"]
 
 
 def test_an_unchanged_folder_has_an_unchanged_fingerprint(tmp_path: Path) -> None:
