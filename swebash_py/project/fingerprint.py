@@ -11,6 +11,7 @@ there were none), ``differences`` says what changed and trust is asked again.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,39 +52,56 @@ class Fingerprint:
         return cls(files, lines)
 
 
-def take(root: Path) -> Fingerprint:
-    """The fingerprint of ``root/.swebash`` now (empty when there is none)."""
-    base = root / PROJECT_DIR
+def take(root: Path, *, lines: bool = True) -> Fingerprint:
+    """The fingerprint of ``root/.swebash`` now (empty when there is none);
+    ``lines=False``: the files alone (for a comparison), not what they say."""
+    base = os.path.join(root, PROJECT_DIR)
     files: dict[str, str] = {}
-    if os.path.islink(base) or (os.path.lexists(base) and not os.path.isdir(base)):
-        files["."] = _entry(base)  # what a linked .swebash/ leads to is read as its own
+    try:
+        mode = os.lstat(base).st_mode
+    except OSError:
+        return Fingerprint({}, [])
+    if not stat.S_ISDIR(mode):
+        files["."] = _entry(base)  # a linked .swebash/ (or something else): its own entry
     if os.path.isdir(base):
-        for folder, dirs, names in os.walk(base, followlinks=False):
-            dirs.sort()
-            for name in sorted(names + [d for d in dirs if os.path.islink(Path(folder, d))]):
-                path = Path(folder) / name
-                files[str(path.relative_to(base))] = _entry(path)
+        _walk(base, "", files)
     # folders alone hold no settings (an empty .swebash/ is none): only what is in them
-    return Fingerprint(files, describe_contents(root) if files else [])
+    return Fingerprint(files, describe_contents(root) if lines and files else [])
 
 
-def _entry(path: Path) -> str:
-    """A file's content digest; a link's target and what it leads to; a folder's kind."""
-    import hashlib
+def _walk(folder: str, rel: str, files: dict[str, str]) -> None:
+    """Every entry below ``folder`` but plain folders, by relative path; never
+    follows a linked folder down (its entry says what it holds)."""
+    with os.scandir(folder) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            _walk(entry.path, f"{rel}{entry.name}/", files)
+        else:
+            files[rel + entry.name] = _entry(entry.path)
+
+
+def _entry(path: str) -> str:
+    """A file's content digest; a link's target and what it leads to; a linked
+    folder's files; anything else by its kind (never opened: a FIFO, a device)."""
+    import hashlib  # only with a .swebash/ to look at (most runs have none)
 
     prefix = ""
     try:
-        if path.is_symlink():
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
             prefix = f"link:{os.readlink(path)}:"
-        if path.is_dir():  # a linked folder (``commands -> elsewhere``): what it holds
-            inside = sorted(p for p in path.iterdir() if not p.is_dir())
-            listing = hashlib.sha256("\0".join(f"{p.name}={_entry(p)}" for p in inside)
-                                     .encode("utf-8", "surrogateescape"))
-            return prefix + "dir:" + listing.hexdigest()
-        if not path.is_file():
-            return prefix + ("missing" if not os.path.lexists(path) else "special")
+            mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):  # a linked folder (``commands -> elsewhere``): what it holds
+            with os.scandir(path) as found:
+                inside = sorted((e.name, e.path) for e in found if not e.is_dir())
+            listing = "\0".join(f"{name}={_entry(full)}" for name, full in inside)
+            return prefix + "dir:" + hashlib.sha256(
+                listing.encode("utf-8", "surrogateescape")).hexdigest()
+        if not stat.S_ISREG(mode):
+            return prefix + "special"
         digest = hashlib.sha256()
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             for _ in range(_MAX_CHUNKS):
                 if not (chunk := handle.read(_CHUNK)):
                     break
@@ -92,7 +110,7 @@ def _entry(path: Path) -> str:
                 info = os.fstat(handle.fileno())
                 digest.update(f"\0{info.st_size}\0{info.st_mtime_ns}".encode())
         return prefix + digest.hexdigest()
-    except OSError as exc:  # unreadable now: a value of its own, never "unchanged"
+    except OSError as exc:  # gone or unreadable now: a value of its own, never "unchanged"
         return prefix + f"error:{exc.errno}"
 
 

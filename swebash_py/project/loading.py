@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from swebash_py.project import trust
-from swebash_py.project.fingerprint import Fingerprint, describe_contents, take
+from swebash_py.project.fingerprint import describe_contents, take
 from swebash_py.project.settings import read_project_config
 
 __all__ = ["ProjectStatus", "describe_contents", "project_decider", "resolve_project"]
@@ -53,7 +53,7 @@ def resolve_project(workspace: Path, *, trust_flag: bool = False,
     if root is None:
         return ProjectStatus()
     remembered = trust.answer_for(root)
-    seen = take(root)
+    seen = take(root, lines=False)
     changed = trust.changes(root, seen) if remembered == "trusted" else []
     if trust_flag:
         status = ProjectStatus(root, True, "--trust")
@@ -74,14 +74,14 @@ def resolve_project(workspace: Path, *, trust_flag: bool = False,
             status = ProjectStatus(root, answer, "trusted" if answer else "not trusted")
     if status.trusted:
         status.config = read_project_config(root)
-        if status.reason != "--trust" and take(root).digest != seen.digest:
+        if status.reason != "--trust" and take(root, lines=False).digest != seen.digest:
             # changed while it was being asked about or read: what was trusted is not this
             status = ProjectStatus(root, False, "its settings changed while they were read; "
                                                 "not used this time")
     return status
 
 
-def question_lines(root: Path, changed: list[str], seen: Fingerprint | None = None) -> list[str]:
+def question_lines(root: Path, changed: list[str]) -> list[str]:
     """The trust question's text: what the folder holds, or what changed in it."""
     from swebash_py.render.sanitize import neutralize, one_line
 
@@ -92,7 +92,7 @@ def question_lines(root: Path, changed: list[str], seen: Fingerprint | None = No
                 *([f"  … {len(changed) - 40} more"] if len(changed) > 40 else []),
                 "They can run programs (MCP servers, hooks) and allow tool calls.",
                 "Trust this folder again? [y]es / [n]o: "]
-    contents = seen.lines if seen is not None else describe_contents(root)
+    contents = describe_contents(root)
     return [f"This folder has its own swebash settings: {where}",
             *(f"  {line}" for line in contents or ["(nothing that applies)"]),
             "They can run programs (MCP servers, hooks) and allow tool calls.",

@@ -82,10 +82,12 @@ def changes(folder: Path, now: Fingerprint | None = None) -> list[str]:
     from swebash_py.project import fingerprint
 
     before = fingerprint.Fingerprint.from_data(record.get("fingerprint"))
-    now = now if now is not None else fingerprint.take(folder)
+    now = now if now is not None else fingerprint.take(folder, lines=False)
     if before is not None and before.digest == now.digest:
         return []
-    return fingerprint.differences(before, now) or ["(the settings changed)"]
+    described = fingerprint.Fingerprint(now.files, fingerprint.describe_contents(folder)
+                                        if now.files else [])
+    return fingerprint.differences(before, described) or ["(the settings changed)"]
 
 
 def remember(folder: Path, answer: Answer, seen: Fingerprint | None = None) -> None:
@@ -93,7 +95,9 @@ def remember(folder: Path, answer: Answer, seen: Fingerprint | None = None) -> N
     question showed; None: what the folder holds now)."""
     from swebash_py.project import fingerprint
 
-    seen = seen if seen is not None else fingerprint.take(folder)
+    seen = seen if seen is not None else fingerprint.take(folder, lines=False)
+    seen = fingerprint.Fingerprint(seen.files, fingerprint.describe_contents(folder)
+                                   if seen.files else [])  # what it says, for a later diff
     folders = _records()
     folders[str(folder.resolve())] = {"answer": answer, "fingerprint": seen.to_data()}
     _write(folders)
