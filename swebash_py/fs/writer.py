@@ -1,0 +1,404 @@
+"""The one writer of the workspace: edits, preview apply, undo and rewind.
+
+Every change to a user's tree goes through a ``Writer``. It holds a directory
+descriptor per root (the workspace, ``writable_roots``; ``/`` for a path under
+none of them) and reaches a path's parent by opening one component at a time
+relative to the last, with ``O_NOFOLLOW``: a symlink (or a file) where a
+folder was is never followed, it raises ``ParentMoved`` -- the one conflict
+type apply shows and asks about again, and undo reports as its refusal. The
+operation itself then runs relative to that held folder (``Folder``), so it
+lands in the folder that was walked or fails; the final name is never
+followed either (created with ``O_EXCL``/``O_NOFOLLOW``, renamed over,
+metadata set through an ``O_PATH`` descriptor of that very inode).
+
+A root itself is opened as given (following symlinks in it is the user's own
+choice of workspace); only what lies beneath it is walked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+# O_PATH (Linux) needs no read permission on the folders on the way.
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+_DIR_FLAGS = _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_PROC_FD = os.path.isdir("/proc/self/fd")  # metadata through an O_PATH descriptor
+
+
+class ParentMoved(OSError):
+    """A folder on the way is now a symlink: never followed. (A plain file on
+    the way is ``NotADirectoryError``: nothing can be beneath it.)"""
+
+
+PathMoved = ParentMoved  # the name edits used before the one writer
+
+
+@dataclass(frozen=True)
+class Meta:
+    """What to set on an object: ``uid < 0``: keep the owner; ``mode=None``:
+    keep the bits; ``xattrs=None``: leave user xattrs alone; ``fresh``: just
+    made by us (no xattrs to remove yet)."""
+
+    mode: int | None = None
+    uid: int = -1
+    gid: int = -1
+    xattrs: tuple[tuple[str, bytes], ...] | None = None
+    fresh: bool = False
+
+
+def _moved(name: str, exc: OSError | None = None) -> ParentMoved:
+    return ParentMoved(exc.errno if exc else errno.ELOOP,
+                       f"a folder on the way to {name} is now a symlink; not followed")
+
+
+class Folder:
+    """A held folder descriptor: operations on names directly inside it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def lstat(self, name: str) -> os.stat_result:
+        return os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+
+    def kind(self, name: str) -> int | None:
+        """The ``S_IFMT`` of ``name`` (None: nothing there)."""
+        try:
+            return stat.S_IFMT(self.lstat(name).st_mode)
+        except FileNotFoundError:
+            return None
+
+    def temp_name(self, prefix: str) -> str:
+        return f"{prefix}{secrets.token_hex(6)}"
+
+    def create(self, name: str, mode: int = 0o600) -> int:
+        """A new regular file (never through a symlink); its writable fd."""
+        return os.open(name, _NEW_FLAGS, mode, dir_fd=self.fd)
+
+    def create_temp(self, prefix: str) -> tuple[str, int]:
+        for _ in range(100):
+            name = self.temp_name(prefix)
+            try:
+                return name, self.create(name)
+            except FileExistsError:
+                continue
+        raise FileExistsError(errno.EEXIST, "no unused temporary file name")
+
+    def mkdir(self, name: str, mode: int = 0o700) -> None:
+        os.mkdir(name, mode, dir_fd=self.fd)
+
+    def symlink(self, target: str, name: str) -> None:
+        os.symlink(target, name, dir_fd=self.fd)
+
+    def mkfifo(self, name: str, mode: int = 0o600) -> None:
+        os.mkfifo(name, mode, dir_fd=self.fd)
+
+    def unlink(self, name: str) -> None:
+        os.unlink(name, dir_fd=self.fd)
+
+    def rmdir(self, name: str) -> None:
+        os.rmdir(name, dir_fd=self.fd)
+
+    def rename(self, name: str, to: Folder, new: str) -> None:
+        os.rename(name, new, src_dir_fd=self.fd, dst_dir_fd=to.fd)
+
+    def link(self, name: str, to: Folder, new: str) -> None:
+        os.link(name, new, src_dir_fd=self.fd, dst_dir_fd=to.fd, follow_symlinks=False)
+
+    def open_file(self, name: str, flags: int) -> int:
+        """An existing regular file, never through a symlink."""
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+
+    def remove(self, name: str) -> None:
+        """Whatever is at ``name``, a folder with its tree (by fds, no symlink followed)."""
+        kind = self.kind(name)
+        if kind is None:
+            return
+        if kind != stat.S_IFDIR:
+            self.unlink(name)
+            return
+        if os.geteuid() != 0:  # a read-only folder inside would stop the removal
+            self.set_meta(name, Meta(mode=stat.S_IMODE(self.lstat(name).st_mode) | 0o700))
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     dir_fd=self.fd)
+        try:
+            inner = Folder(fd)
+            for entry in list(os.scandir(fd)):
+                inner.remove(entry.name)
+        finally:
+            os.close(fd)
+        self.rmdir(name)
+
+    def set_meta(self, name: str, meta: Meta, *, symlink: bool = False) -> None:
+        """Owner, bits and user xattrs of ``name`` itself (a symlink: owner only)."""
+        if symlink:
+            if meta.uid >= 0:
+                os.chown(name, meta.uid, meta.gid, dir_fd=self.fd, follow_symlinks=False)
+            return
+        fd = os.open(name, (_O_PATH if _PROC_FD else os.O_RDONLY) | os.O_NOFOLLOW
+                     | os.O_CLOEXEC, dir_fd=self.fd)
+        try:
+            if stat.S_ISLNK(os.fstat(fd).st_mode):
+                raise _moved(name)  # swapped for a symlink since it was looked at
+            apply_meta(f"/proc/self/fd/{fd}" if _PROC_FD else fd, meta)
+        finally:
+            os.close(fd)
+
+
+def apply_meta(target: str | int, meta: Meta) -> None:
+    """Owner (before the bits: chown drops set-id bits), bits, user xattrs, on
+    an open descriptor or its ``/proc/self/fd`` name."""
+    if meta.uid >= 0:
+        os.chown(target, meta.uid, meta.gid)
+    if meta.mode is not None:
+        os.chmod(target, meta.mode)
+    if meta.xattrs is None or not hasattr(os, "setxattr"):
+        return
+    wanted = dict(meta.xattrs)
+    present = [] if meta.fresh else [n for n in os.listxattr(target) if n.startswith("user.")]
+    for name in present:
+        if name not in wanted:
+            os.removexattr(target, name)
+    for name, value in wanted.items():
+        os.setxattr(target, name, value)
+
+
+def fill_from(source: str, size: int = 0) -> Callable[[int], None]:
+    """A filler that streams ``source`` into a descriptor (in the kernel where it
+    can, ``size`` bytes; then whatever is left, read plainly)."""
+    def fill(dst: int) -> None:
+        src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            left = size
+            while left > 0:
+                try:
+                    sent = os.copy_file_range(src, dst, min(left, 1 << 30))
+                except OSError:  # another filesystem pair: sendfile, then plain reads
+                    sent = os.sendfile(dst, src, None, min(left, 1 << 30))
+                if sent == 0:
+                    break
+                left -= sent
+            while chunk := os.read(src, 1 << 20):  # grown since: the rest too
+                os.write(dst, chunk)
+        finally:
+            os.close(src)
+    return fill
+
+
+def fill_bytes(data: bytes) -> Callable[[int], None]:
+    def fill(dst: int) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(dst, view):]
+    return fill
+
+
+class Writer:
+    """Paths beneath ``roots`` (absolute), each reached by a descriptor walk
+    from the deepest root that holds it (``/`` for the rest)."""
+
+    def __init__(self, roots: Iterable[Path] = ()) -> None:
+        self.roots = sorted({Path(os.path.abspath(r)) for r in roots},
+                            key=lambda r: len(r.parts), reverse=True)
+        self._fds: dict[Path, int] = {}
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _root_of(self, path: Path) -> tuple[int, tuple[str, ...]]:
+        """The held root above ``path`` and the parts of ``path`` beneath it."""
+        if not path.is_absolute():
+            raise ValueError(f"{path}: not absolute")
+        if ".." in path.parts:
+            raise ValueError(f"{path}: '..' is not walked")
+        root = next((r for r in self.roots if path.is_relative_to(r)), Path("/"))
+        return self._root_fd(root), path.relative_to(root).parts
+
+    @contextlib.contextmanager
+    def folder(self, directory: Path, *, create: bool = False) -> Iterator[Folder]:
+        """``directory`` held open, reached without following a symlink
+        (``create``: missing folders are made on the way, umask applies)."""
+        root, parts = self._root_of(directory)
+        fd = os.dup(root)
+        try:
+            for part in parts:
+                nxt = _open_dir(part, fd, create)
+                os.close(fd)
+                fd = nxt
+            yield Folder(fd)
+        finally:
+            os.close(fd)
+
+    def _root_fd(self, root: Path) -> int:
+        if root not in self._fds:  # the root itself as given: the user chose it
+            self._fds[root] = os.open(root, _O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        return self._fds[root]
+
+    @contextlib.contextmanager
+    def at(self, path: Path, *, create: bool = False) -> Iterator[tuple[Folder, str]]:
+        """``path``'s parent held open, and its last name."""
+        path = Path(os.path.normpath(path))
+        with self.folder(path.parent, create=create) as parent:
+            yield parent, path.name
+
+    # ------------------------------------------------- one operation, one walk
+
+    def lstat(self, path: Path) -> os.stat_result:
+        """``path``'s own status; a missing folder on the way: FileNotFoundError."""
+        with self.at(path) as (d, name):
+            return d.lstat(name)
+
+    def exists(self, path: Path) -> bool:
+        try:
+            self.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return True
+
+    def makedirs(self, directory: Path) -> None:
+        with self.folder(directory, create=True):
+            pass
+
+    def mkdir(self, path: Path, mode: int = 0o700) -> None:
+        with self.at(path) as (d, name):
+            d.mkdir(name, mode)
+
+    def remove(self, path: Path) -> None:
+        """Whatever is at ``path`` (a folder with its tree); nothing there: nothing."""
+        try:
+            with self.at(path) as (d, name):
+                d.remove(name)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+
+    def unlink(self, path: Path) -> None:
+        with self.at(path) as (d, name):
+            d.unlink(name)
+
+    def rmdir(self, path: Path) -> None:
+        with self.at(path) as (d, name):
+            d.rmdir(name)
+
+    def rename(self, src: Path, dst: Path) -> None:
+        with self.at(src) as (a, old), self.at(dst) as (b, new):
+            a.rename(old, b, new)
+
+    def link(self, src: Path, dst: Path) -> None:
+        with self.at(src) as (a, old), self.at(dst) as (b, new):
+            a.link(old, b, new)
+
+    def set_meta(self, path: Path, meta: Meta, *, symlink: bool = False) -> None:
+        with self.at(path) as (d, name):
+            d.set_meta(name, meta, symlink=symlink)
+
+    def write_over(self, path: Path, fill: Callable[[int], None]) -> None:
+        """Rewrite an existing file in place (same inode: its other names see it)."""
+        with self.at(path) as (d, name):
+            fd = d.open_file(name, os.O_WRONLY)
+            try:
+                fill(fd)
+                os.ftruncate(fd, os.lseek(fd, 0, os.SEEK_CUR))
+            finally:
+                os.close(fd)
+
+    def place(self, path: Path, make: Callable[[Folder, str], None], *,
+              replace_dir: bool = False, prefix: str = ".swebash-write-") -> None:
+        """Put a new object at ``path`` atomically: ``make`` creates it under a
+        temporary name in the same held folder, which is renamed over ``path``
+        (``replace_dir``: a folder there is removed first)."""
+        with self.at(path) as (d, name):
+            tmp = d.temp_name(prefix)
+            try:
+                make(d, tmp)
+                if replace_dir and d.kind(name) == stat.S_IFDIR:
+                    d.remove(name)
+                os.rename(tmp, name, src_dir_fd=d.fd, dst_dir_fd=d.fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    d.unlink(tmp)
+                raise
+
+    def write_file(self, path: Path, fill: Callable[[int], None], meta: Meta, *,
+                   keep_mode: bool = False, sync: bool = False,
+                   prefix: str = ".swebash-write-") -> None:
+        """A regular file at ``path`` replaced atomically by what ``fill``
+        writes (``keep_mode``: an existing regular file's bits win over
+        ``meta.mode``; ``sync``: fsync the file and the folder)."""
+        def make(d: Folder, tmp: str) -> None:
+            wanted = meta
+            if keep_mode:
+                with contextlib.suppress(FileNotFoundError):
+                    st = d.lstat(os.path.basename(str(path)))
+                    if stat.S_ISREG(st.st_mode):
+                        wanted = Meta(stat.S_IMODE(st.st_mode), meta.uid, meta.gid,
+                                      meta.xattrs, meta.fresh)
+            fd = d.create(tmp)
+            try:
+                fill(fd)
+                apply_meta(fd, wanted)
+                if sync:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+
+        self.place(path, make, prefix=prefix)
+        if sync:
+            with contextlib.suppress(OSError), self.folder(path.parent) as d:
+                os.fsync(d.fd)
+
+
+def _open_dir(name: str, parent: int, create: bool) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            raise
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o777, dir_fd=parent)
+        return _open_dir(name, parent, False)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_symlink(name, parent):
+            raise _moved(name, exc) from exc
+        raise  # a plain file on the way: NotADirectoryError, nothing beneath it
+
+
+def _is_symlink(name: str, parent: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        return True  # gone again meanwhile: still not something to follow
+
+
+# Edits' entry points (``write_file``/``edit_file``): absolute, resolved paths.
+
+def make_dirs_beneath(directory: Path, roots: Iterable[Path] = ()) -> None:
+    """Create ``directory``'s missing folders, never through a symlink."""
+    with Writer(roots) as writer:
+        writer.makedirs(directory)
+
+
+def write_beneath(path: Path, data: bytes, new_mode: int, roots: Iterable[Path] = ()) -> None:
+    """Atomically replace ``path`` with ``data``: an existing regular file keeps
+    its mode, a new one gets ``new_mode``; missing folders are made; fsynced."""
+    if not path.is_absolute():
+        raise ValueError(f"{path}: not absolute")
+    with Writer(roots) as writer:
+        writer.makedirs(path.parent)
+        writer.write_file(path, fill_bytes(data), Meta(mode=new_mode), keep_mode=True,
+                          sync=True, prefix=f".{path.name}.")
