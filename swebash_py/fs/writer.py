@@ -202,12 +202,13 @@ def fill_bytes(data: bytes) -> Callable[[int], None]:
 
 class Writer:
     """Paths beneath ``roots`` (absolute), each reached by a descriptor walk
-    from the deepest root that holds it (``/`` for the rest)."""
+    from the deepest root that holds it (``/`` for the rest). Paths are split
+    as strings: apply walks thousands of them, pathlib would double its cost."""
 
-    def __init__(self, roots: Iterable[Path] = ()) -> None:
-        self.roots = sorted({Path(os.path.abspath(r)) for r in roots},
-                            key=lambda r: len(r.parts), reverse=True)
-        self._fds: dict[Path, int] = {}
+    def __init__(self, roots: Iterable[str | Path] = ()) -> None:
+        found = {os.path.abspath(r) for r in roots}
+        self.roots = sorted(((r, _parts(r)) for r in found), key=lambda r: -len(r[1]))
+        self._fds: dict[str, int] = {}
 
     def close(self) -> None:
         for fd in self._fds.values():
@@ -221,41 +222,55 @@ class Writer:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def _root_of(self, path: Path) -> tuple[int, tuple[str, ...]]:
-        """The held root above ``path`` and the parts of ``path`` beneath it."""
-        if not path.is_absolute():
-            raise ValueError(f"{path}: not absolute")
-        if ".." in path.parts:
-            raise ValueError(f"{path}: '..' is not walked")
-        root = next((r for r in self.roots if path.is_relative_to(r)), Path("/"))
-        return self._root_fd(root), path.relative_to(root).parts
+    def _root_of(self, parts: list[str]) -> tuple[int, list[str]]:
+        """The held root above ``parts`` and the parts beneath it."""
+        for root, held in self.roots:
+            if parts[:len(held)] == held:
+                return self._root_fd(root), parts[len(held):]
+        return self._root_fd("/"), parts
 
-    @contextlib.contextmanager
-    def folder(self, directory: Path, *, create: bool = False) -> Iterator[Folder]:
-        """``directory`` held open, reached without following a symlink
-        (``create``: missing folders are made on the way, umask applies)."""
-        root, parts = self._root_of(directory)
-        fd = os.dup(root)
-        try:
-            for part in parts:
-                nxt = _open_dir(part, fd, create)
-                os.close(fd)
-                fd = nxt
-            yield Folder(fd)
-        finally:
-            os.close(fd)
-
-    def _root_fd(self, root: Path) -> int:
+    def _root_fd(self, root: str) -> int:
         if root not in self._fds:  # the root itself as given: the user chose it
             self._fds[root] = os.open(root, _O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         return self._fds[root]
 
+    def _walk(self, parts: list[str], create: bool) -> int:
+        """A new descriptor of the folder ``parts`` names, no symlink followed."""
+        root, below = self._root_of(parts)
+        fd = root  # the held root: never closed here
+        try:
+            for part in below:
+                nxt = _open_dir(part, fd, create)
+                if fd != root:
+                    os.close(fd)
+                fd = nxt
+        except BaseException:
+            if fd != root:
+                os.close(fd)
+            raise
+        return fd if fd != root else os.dup(root)
+
     @contextlib.contextmanager
-    def at(self, path: Path, *, create: bool = False) -> Iterator[tuple[Folder, str]]:
+    def folder(self, directory: str | Path, *, create: bool = False) -> Iterator[Folder]:
+        """``directory`` held open, reached without following a symlink
+        (``create``: missing folders are made on the way, umask applies)."""
+        fd = self._walk(_parts(directory), create)
+        try:
+            yield Folder(fd)
+        finally:
+            os.close(fd)
+
+    @contextlib.contextmanager
+    def at(self, path: str | Path, *, create: bool = False) -> Iterator[tuple[Folder, str]]:
         """``path``'s parent held open, and its last name."""
-        path = Path(os.path.normpath(path))
-        with self.folder(path.parent, create=create) as parent:
-            yield parent, path.name
+        parts = _parts(path)
+        if not parts:
+            raise ValueError("/ has no parent to write it in")
+        fd = self._walk(parts[:-1], create)
+        try:
+            yield Folder(fd), parts[-1]
+        finally:
+            os.close(fd)
 
     # ------------------------------------------------- one operation, one walk
 
@@ -361,6 +376,17 @@ class Writer:
         if sync:
             with contextlib.suppress(OSError), self.folder(path.parent) as d:
                 os.fsync(d.fd)
+
+
+def _parts(path: str | Path) -> list[str]:
+    """An absolute path's names ("." dropped; ".." refused: it is never walked)."""
+    text = os.fspath(path)
+    if not text.startswith("/"):
+        raise ValueError(f"{text}: not absolute")
+    parts = [p for p in text.split("/") if p and p != "."]
+    if ".." in parts:
+        raise ValueError(f"{text}: '..' is not walked")
+    return parts
 
 
 def _open_dir(name: str, parent: int, create: bool) -> int:
