@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -76,7 +75,7 @@ class Folder:
             return None
 
     def temp_name(self, prefix: str) -> str:
-        return f"{prefix}{secrets.token_hex(6)}"
+        return f"{prefix}{os.urandom(6).hex()}"
 
     def create(self, name: str, mode: int = 0o600) -> int:
         """A new regular file (never through a symlink); its writable fd."""
