@@ -44,8 +44,8 @@ class Meta:
     fresh: bool = False
 
 
-def parent_moved(name: str, exc: OSError | None = None) -> ParentMoved:
-    return ParentMoved(exc.errno if exc else errno.ELOOP,
+def parent_moved(name: str, exc: OSError) -> ParentMoved:
+    return ParentMoved(exc.errno or errno.ELOOP,
                        f"a folder on the way to {name} is now a symlink; not followed")
 
 
@@ -136,7 +136,7 @@ class Folder:
                      | os.O_CLOEXEC, dir_fd=self.fd)
         try:
             if stat.S_ISLNK(os.fstat(fd).st_mode):
-                raise parent_moved(name)  # swapped for a symlink since it was looked at
+                raise ParentMoved(errno.ELOOP, f"{name} is now a symlink; not followed")
             apply_meta(f"/proc/self/fd/{fd}" if _PROC_FD else fd, meta)
         finally:
             os.close(fd)
