@@ -23,9 +23,15 @@ temporary name (deepest first, so chains and swaps land right) and renamed
 into place at its turn; its files keep their inodes, owners and hard links.
 A change at a path whose real object was renamed away is done already.
 
+Every write goes through the one writer (``swebash_py.fs.writer``): each
+path's folders are walked by descriptor from its root, no symlink followed.
+
 A change whose real path differs from its ``base`` (or changed after the
-preview began) is a conflict: it and everything beneath it are not applied,
-and are returned to be shown. ``journal`` (optional) is told each path's prior
+preview began), or whose folder on the way is now a symlink (``MOVED``: the
+writer's ``ParentMoved``, at the check or at the write itself), is a
+conflict: it and everything beneath it are not applied, and are returned to
+be shown (and asked about again; a swapped folder stays unwritten whatever
+the answer). ``journal`` (optional) is told each path's prior
 state before it is touched, for undo.
 """
 
