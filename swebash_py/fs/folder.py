@@ -104,7 +104,12 @@ class Folder:
 
     def open_file(self, name: str, flags: int) -> int:
         """An existing regular file, never through a symlink."""
-        return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+        try:
+            return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # swapped for a symlink since it was looked at
+                raise ParentMoved(errno.ELOOP, f"{name} is now a symlink; not followed") from exc
+            raise
 
     def remove(self, name: str) -> None:
         """Whatever is at ``name``, a folder with its tree (by fds, no symlink followed)."""

@@ -144,3 +144,25 @@ def test_relative_and_dotdot_paths_are_refused(tmp_path: Path) -> None:
         for bad in (Path("rel/f"), tmp_path / ".." / "f"):
             with pytest.raises(ValueError):
                 writer.mkdir(bad)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "file"])
+def test_writing_in_place_never_follows_a_file_swapped_for_a_link(tmp_path: Path,
+                                                                  kind: str) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("keep")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    if kind == "symlink":
+        os.symlink(secret, ws / "f")
+    else:  # twin: a real file is rewritten in place (same inode)
+        (ws / "f").write_text("old contents")
+    inode = (ws / "f").lstat().st_ino
+    with Writer([ws]) as writer:
+        if kind == "symlink":
+            with pytest.raises(ParentMoved):
+                writer.write_over(ws / "f", fill_bytes(b"new"))
+        else:
+            writer.write_over(ws / "f", fill_bytes(b"new"))
+            assert (ws / "f").read_bytes() == b"new" and (ws / "f").stat().st_ino == inode
+    assert secret.read_text() == "keep"
