@@ -59,7 +59,7 @@ def attach(path: Path | str) -> ImageBlock:
     try:
         capped = read_capped(access.path, shown, MAX_INPUT_BYTES)
     except Unreadable as exc:
-        raise ImageError(f"cannot attach {exc}") from exc
+        raise ImageError(f"cannot attach {shown}: {exc.reason}") from exc
     if capped.cut:
         raise ImageError(f"cannot attach {shown}: more than {MAX_INPUT_BYTES / 1e6:.0f} MB "
                          "is too large")

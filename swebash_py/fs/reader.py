@@ -40,8 +40,12 @@ OURS = "swebash's own configuration or data"
 
 
 class Unreadable(ToolFailed):
-    """A file the reader will not or cannot read; the message is one line (a
-    ``ToolFailed``, so a tool's error result says it as it stands)."""
+    """A file the reader will not or cannot read: ``"{shown}: {reason}"``, one line
+    (a ``ToolFailed``, so a tool's error result says it as it stands)."""
+
+    def __init__(self, shown: str, reason: str) -> None:
+        super().__init__(f"{shown}: {reason}")
+        self.shown, self.reason = shown, reason
 
 
 @dataclass(frozen=True)
@@ -83,14 +87,14 @@ def open_regular(path: Path, shown: str) -> BufferedReader:
     try:
         fd = _open_beneath(path, shown)
     except FileNotFoundError as exc:
-        raise Unreadable(f"{shown}: no such file") from exc
+        raise Unreadable(shown, "no such file") from exc
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.realpath(path) != str(path):
-            raise Unreadable(f"{shown}: a symlink appeared on its path since it was "
-                             "checked; not read") from exc
+            raise Unreadable(shown, "a symlink appeared on its path since it was checked; "
+                                    "not read") from exc
         if exc.errno == errno.EISDIR:
-            raise Unreadable(f"{shown} is a directory, not a file") from exc
-        raise Unreadable(f"{shown}: cannot open: {exc.strerror}") from exc
+            raise Unreadable(shown, "a directory, not a file") from exc
+        raise Unreadable(shown, f"cannot open: {exc.strerror}") from exc
     try:
         check_regular(os.fstat(fd).st_mode, shown)
         os.set_blocking(fd, True)
@@ -125,10 +129,9 @@ def _open_beneath(path: Path, shown: str) -> int:
 def check_regular(mode: int, shown: str) -> None:
     """Refuse anything but a regular file, naming what it is."""
     if stat.S_ISDIR(mode):
-        raise Unreadable(f"{shown} is a directory, not a file")
+        raise Unreadable(shown, "a directory, not a file")
     if not stat.S_ISREG(mode):
-        raise Unreadable(f"{shown} is not a regular file ({file_kind(mode)}); "
-                         "refusing to read it")
+        raise Unreadable(shown, f"not a regular file ({file_kind(mode)}); refusing to read it")
 
 
 def file_kind(mode: int) -> str:
@@ -162,7 +165,7 @@ def read_allowed(access: Access, shown: str, cap: int) -> Capped:
     """``read_capped`` of a judged path; Unreadable when the judgement found a
     problem (the callers that never ask: AGENTS.md, custom commands, ``-i``)."""
     if access.problem:
-        raise Unreadable(f"{shown}: {describe(access)}; not read")
+        raise Unreadable(shown, f"{describe(access)}; not read")
     return read_capped(access.path, shown, cap)
 
 

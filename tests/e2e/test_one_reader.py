@@ -202,3 +202,20 @@ def test_twin_a_custom_command_is_sent(fake_provider: FakeProvider, spawn_ai: An
     exit_repl(child)
     assert "Say hello now." in _sent(fake_provider)
     assert os.path.isfile(commands / "greet.md")
+
+
+# --------------------------------------------------------------------- -i FILE
+
+
+def test_image_option_refuses_a_secret_and_a_fifo_at_once(fake_provider: FakeProvider,
+                                                          workspace: Path, home: Path) -> None:
+    os.mkfifo(workspace / "shot.png")  # would block a plain read for ever
+    started = time.monotonic()
+    for path in (str(workspace / "shot.png"), str(home / ".ssh" / "id_rsa")):
+        result = run_ai(*model_args(fake_provider), "-i", path, "what is this?")
+        assert result.returncode == 1
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"ai: cannot attach {path}: ")
+        assert "not a regular file" in line or "secrets path" in line
+    assert time.monotonic() - started < 30
+    assert fake_provider.requests == []  # twin: test_images.py sends a real -i image
