@@ -120,10 +120,11 @@ async def expand_asking(question: str, cwd: Path, workspace: Path, approver: App
                         ) -> Mentions:
     """``expand``, after asking (as ``read_file`` would be asked, through the same
     approver and question) about each mention the reader would not read unasked."""
-    answers: dict[Path, str] = {}
+    answers: dict[Path, str] = {}  # by the resolved path that was asked about
     for n, mention in enumerate(find(question, cwd)):
-        if mention.path not in answers and judge_mention(mention, cwd, workspace).problem:
-            answers[mention.path] = await ask_like_read_file(mention, workspace, approver, n)
+        access = judge_mention(mention, cwd, workspace)
+        if access.problem and access.path not in answers:
+            answers[access.path] = await ask_like_read_file(mention, workspace, approver, n)
     return expand(question, cwd, workspace, answers)
 
 
@@ -153,8 +154,9 @@ def expand(question: str, cwd: Path, workspace: Path | None = None,
            answers: dict[Path, str] | None = None) -> Mentions:
     """Attach every file named ``@path`` in ``question`` (see the module doc).
     A mention the reader would not read unasked is attached only when
-    ``answers`` (from ``expand_asking``) holds '' for its path; else a note says
-    why not, and its ``@name`` stays as text."""
+    ``answers`` (from ``expand_asking``) holds '' for the resolved path it has
+    now (a link changed while the question was open is judged afresh: refused);
+    else a note says why not, and its ``@name`` stays as text."""
     result = Mentions(question)
     blocks: list[str] = []
     pieces: list[str] = []
@@ -165,7 +167,7 @@ def expand(question: str, cwd: Path, workspace: Path | None = None,
         if path in result.attached or path in refused:
             continue
         access = judge_mention(mention, cwd, workspace)
-        if access.problem and (why := (answers or {}).get(path, describe(access))):
+        if access.problem and (why := (answers or {}).get(access.path, describe(access))):
             result.notes.append(f"not attached: {name}: {why}")
             refused.add(path)
             continue

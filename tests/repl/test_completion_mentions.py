@@ -189,3 +189,23 @@ def test_a_mention_is_capped_before_reading(ws: Path) -> None:
         f.truncate(1 << 40)  # 1 TB, sparse: NUL bytes after the lines
     found = expand("what is @huge.log", ws, ws)
     assert found.attached == [] and found.notes == ["not attached: huge.log is a binary file"]
+
+
+def test_a_link_swapped_while_the_question_is_open_is_not_attached(ws: Path) -> None:
+    """The yes was for the file shown; the link now leads to a key: judged afresh."""
+    (ws.parent / "other.txt").write_text("other-marker")
+    (ws.parent / "id_rsa").write_text("key-marker")
+    (ws / "link.txt").symlink_to(ws.parent / "other.txt")
+
+    class Swapping(Terminal):
+        async def __call__(self, pending: Any, verdict: Any, rule: Any) -> Answer:
+            (ws / "link.txt").unlink()
+            (ws / "link.txt").symlink_to(ws.parent / "id_rsa")
+            return await super().__call__(pending, verdict, rule)
+
+    found = _attach("see @link.txt", ws, "ask", Swapping("y"))
+    assert "key-marker" not in found.question and "other-marker" not in found.question
+    assert found.notes == [f"not attached: link.txt: it leads to {ws.parent / 'id_rsa'}, "
+                           "a secrets path"]
+    twin = _attach("see @link.txt", ws, "ask", Terminal("y"))  # no swap: the key asks, yes
+    assert "key-marker" in twin.question
