@@ -17,6 +17,7 @@ PACKAGE = Path(swebash_py.__file__).parent
 DOORS = {
     "swebash_py.fs.reader": "the one reader",
     "swebash_py.fs.writer": "the one writer (its reads are of the file it replaces)",
+    "swebash_py.fs.folder": "the one writer's per-folder operations (fs.writer's own)",
 }
 
 # (module, function) -> why this read is not a user file entering the model's context.
@@ -57,20 +58,11 @@ ALLOWED = {
     # -- the writer's side: reads of the workspace to change it, shown to the user --
     ("swebash_py.atomic", "write_atomic"): "atomic write of our own files",
     ("swebash_py.atomic", "backup"): "copies our own file before replacing it",
-    ("swebash_py.tools.nofollow", "_open_dir"): "the writer's no-symlink walk",
-    ("swebash_py.tools.nofollow", "_walk"): "the writer's no-symlink walk",
-    ("swebash_py.tools.nofollow", "write_beneath"): "the writer's temp file",
-    ("swebash_py.tools.nofollow", "_create_temp"): "the writer's temp file",
     ("swebash_py.tools.edit", "read_text"):
         "edit_file/write_file read the file they replace (resolved, approved, capped by "
         "stat; the writer's to move into fs.writer)",
     ("swebash_py.checkpoints.model", "FileState.of"): "a checkpoint of a file about to change",
     ("swebash_py.checkpoints.model", "FileState.full_of"): "the same, in full for /undo",
-    ("swebash_py.checkpoints.revert", "_put"): "/undo writes a file back",
-    ("swebash_py.checkpoints.revert", "_replace_with"): "/undo writes a file back",
-    ("swebash_py.preview.apply", "copy_file"): "preview apply copies from the overlay",
-    ("swebash_py.preview.apply", "write_over"): "preview apply writes in place",
-    ("swebash_py.preview.journal", "ApplyJournal._restore"): "rolls back a failed apply",
     ("swebash_py.preview.summary", "_text"):
         "a preview's changed file (in our overlay), capped, for the changes question",
     # -- search: walks the workspace under workspace.SecretsFilter --
@@ -124,13 +116,22 @@ def unlisted(module: str, source: str) -> list[str]:
             if (module, where) not in ALLOWED]
 
 
+def _package() -> dict[str, str]:
+    return {".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts):
+            path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
+
+
 def test_no_second_reader_in_the_package() -> None:
-    problems: list[str] = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        problems += unlisted(module, path.read_text(encoding="utf-8"))
+    problems = [p for module, source in _package().items() for p in unlisted(module, source)]
     assert problems == [], ("files opened outside swebash_py.fs.reader (read them through "
                             "it, or list why not in ALLOWED):\n" + "\n".join(problems))
+
+
+def test_no_stale_entries() -> None:
+    """An entry whose read is gone would let a new one in unseen: remove it."""
+    seen = {(module, where) for module, source in _package().items()
+            for where, _line, _what in opens(source)}
+    assert sorted(set(ALLOWED) - seen) == []
 
 
 SECOND_READER = '''
