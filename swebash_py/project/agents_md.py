@@ -80,12 +80,10 @@ def load_instructions(cwd: Path, user_dir: Path, cap: int = CAP_BYTES) -> Instru
             if os.path.exists(path):  # a dangling link reads nothing: nothing to say
                 found.notes.append(f"AGENTS.md skipped: {exc}")
             continue
-        text = capped.text()
-        if not text.strip():
-            continue
-        found.cut = capped.cut
-        budget -= len(capped.data)
-        found.files.append((path, text))
-        if found.cut:
+        if (text := capped.text()).strip():
+            found.files.append((path, text))
+            budget -= len(capped.data)
+        if capped.cut:  # the budget is spent: nothing after this one fits
+            found.cut = True
             break
     return found

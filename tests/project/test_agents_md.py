@@ -112,3 +112,12 @@ def test_a_huge_file_is_cut_at_the_cap_before_reading(tmp_path: Path) -> None:
         f.truncate(1 << 40)  # 1 TB, sparse
     found = load_instructions(repo, tmp_path / "none")
     assert found.cut and len(found.files[0][1].encode()) == CAP_BYTES
+
+
+def test_a_file_after_the_budget_is_spent_is_cut_not_dropped_silently(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "AGENTS.md").write_text("a" * CAP_BYTES)  # exactly the budget
+    (repo / "sub").mkdir()
+    (repo / "sub" / "AGENTS.md").write_text("more")
+    found = load_instructions(repo / "sub", tmp_path / "none")
+    assert [len(t) for _, t in found.files] == [CAP_BYTES] and found.cut
