@@ -1,5 +1,9 @@
-"""Writing a file atomically: the one way we do it (edits, remembered
-approvals, the model-info cache)."""
+"""Writing one of OUR files atomically (remembered approvals, the model-info
+cache, stored images). The user's workspace is never written here: edits,
+preview apply, undo and rewind go through the one writer
+(``swebash_py.fs.writer``), which follows no symlink on the way;
+``tests/architecture/test_one_writer.py`` holds every caller of this to our
+own data."""
 
 from __future__ import annotations
 

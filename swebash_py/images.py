@@ -44,20 +44,31 @@ def images_dir() -> Path:
 
 
 def attach(path: Path | str) -> ImageBlock:
-    """The image at ``path`` as a block, stored in the data dir (ImageError if not)."""
-    path = Path(path).expanduser()
+    """The image at ``path`` as a block, stored in the data dir (ImageError if not).
+
+    Read by the one reader (``fs.reader``): the user named this file (``-i``, or
+    an ``@path`` the mention flow already judged and, if it had to, asked about),
+    so it may be anywhere; but never a secret, our own files or anything but a
+    regular file, and no more than ``MAX_INPUT_BYTES`` are read."""
+    from swebash_py.fs.reader import Unreadable, describe, judge, read_capped
+
+    shown = str(path)
+    access = judge(shown, Path.cwd(), (Path("/"),))
+    if access.problem:
+        raise ImageError(f"cannot attach {shown}: {describe(access)}")
     try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise ImageError(f"cannot attach {path}: {size / 1e6:.0f} MB is too large")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ImageError(f"cannot attach {path}: {exc.strerror or exc}") from exc
+        capped = read_capped(access.path, shown, MAX_INPUT_BYTES)
+    except Unreadable as exc:
+        raise ImageError(f"cannot attach {shown}: {exc.reason}") from exc
+    if capped.cut:
+        raise ImageError(f"cannot attach {shown}: more than {MAX_INPUT_BYTES / 1e6:.0f} MB "
+                         "is too large")
+    data = capped.data
     media_type = sniff(data)
     if media_type is None:
-        raise ImageError(f"cannot attach {path}: not a png, jpeg, gif or webp image")
+        raise ImageError(f"cannot attach {shown}: not a png, jpeg, gif or webp image")
     if len(data) > MAX_BYTES:
-        data, media_type = downscale(data, path)
+        data, media_type = downscale(data, Path(shown))
     return store(data, media_type)
 
 

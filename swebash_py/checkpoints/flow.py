@@ -82,7 +82,7 @@ async def take_back(store: Any, back: TakeBack, workspace: Path, show: Show, ask
             show(f"left alone: {shown} (changed since; undo it in a terminal to choose)")
         elif await ask(f"Overwrite {shown}, which was changed since? [y/N] "):
             overwrite.add(entry.path)
-    outcome = restore(back.plans, overwrite)
+    outcome = restore(back.plans, overwrite, [ws])  # the one writer, walked from the workspace
     restored = set(outcome.restored)
     store.mark_reverted([i for p in back.plans if p.path in restored for i in p.change_ids])
     _summary(outcome, ws, show)

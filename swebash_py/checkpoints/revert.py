@@ -20,15 +20,14 @@ partner each file had.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swebash_py.atomic import write_atomic
-from swebash_py.checkpoints.model import FileState, StoredChange
+from swebash_py.checkpoints.model import FileState, StoredChange, new_file_mode
+from swebash_py.fs.writer import Folder, Meta, Writer, fill_bytes
 from swebash_py.tools.edit import unified_diff
 
 
@@ -120,8 +119,11 @@ def _depth(entry: PathPlan) -> int:
     return len(entry.path.parts)
 
 
-def restore(plans: list[PathPlan], overwrite: set[Path]) -> Outcome:
-    """Restore every plan without a conflict, and the conflicts in ``overwrite``."""
+def restore(plans: list[PathPlan], overwrite: set[Path], roots: Iterable[Path] = ()) -> Outcome:
+    """Restore every plan without a conflict, and the conflicts in ``overwrite``,
+    through the one writer walked from ``roots`` (the workspace): a folder on
+    the way that is a symlink now was swapped in since, and is never followed
+    (the path fails with the writer's ``ParentMoved`` message)."""
     outcome = Outcome()
     todo = []
     for entry in plans:
@@ -130,15 +132,15 @@ def restore(plans: list[PathPlan], overwrite: set[Path]) -> Outcome:
         elif not entry.already:
             todo.append(entry)
     failed: dict[Path, str] = {}
-    for step, order in ((_clear, True), (_put, False), (_finish, True)):
-        for entry in sorted(todo, key=_depth, reverse=order):
-            if entry.path in failed:
-                continue
-            try:
-                _refuse_moved_parent(entry.path)
-                step(entry)
-            except OSError as exc:
-                failed[entry.path] = exc.strerror or str(exc)
+    with Writer(roots) as writer:
+        for step, order in ((_clear, True), (_put, False), (_finish, True)):
+            for entry in sorted(todo, key=_depth, reverse=order):
+                if entry.path in failed:
+                    continue
+                try:
+                    step(writer, entry)
+                except OSError as exc:
+                    failed[entry.path] = exc.strerror or str(exc)
     for entry in plans:
         if entry.path in failed:
             outcome.failed.append((entry.path, failed[entry.path]))
@@ -147,90 +149,71 @@ def restore(plans: list[PathPlan], overwrite: set[Path]) -> Outcome:
     return outcome
 
 
-def _refuse_moved_parent(path: Path) -> None:
-    """Recorded paths are resolved: a folder on the way that is a symlink now was
-    swapped in since, and following it would write somewhere never judged."""
-    if os.path.realpath(path.parent) != str(path.parent):
-        raise OSError(f"a folder on the way to {path.name} is now a symlink; not followed")
-
-
-def _kind_now(path: Path) -> str | None:
+def _kind_now(writer: Writer, path: Path) -> str | None:
     try:
-        mode = os.lstat(path).st_mode
+        mode = writer.lstat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
         return None
     return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
-def _clear(entry: PathPlan) -> None:
+def _clear(writer: Writer, entry: PathPlan) -> None:
     """Pass 1 (deepest first): remove what must not stay at the path."""
-    now, want = _kind_now(entry.path), entry.restore.what
+    now, want = _kind_now(writer, entry.path), entry.restore.what
     if now is None or (now == want == "dir"):
         return
     if now == "dir":
         if want is None and any(os.scandir(entry.path)):
             return  # a folder that was created, kept: someone else's files are in it
-        os.rmdir(entry.path)
+        writer.rmdir(entry.path)
     elif want is None or want == "dir" or (now == "other" and want == "file"):
-        os.unlink(entry.path)
+        writer.unlink(entry.path)
 
 
-def _put(entry: PathPlan) -> None:
+def _put(writer: Writer, entry: PathPlan) -> None:
     """Pass 2 (parents first): put back what was there."""
     path, target = entry.path, entry.restore
     want = target.what
     if want is None:
         return
     if want == "dir":
-        if _kind_now(path) != "dir":
-            os.mkdir(path, 0o700)
+        if _kind_now(writer, path) != "dir":
+            writer.mkdir(path, 0o700)
         return
     if want == "file":
         assert target.data is not None
-        if target.inode is not None and _inode(path) == target.inode:
-            with open(path, "r+b") as fh:  # written in place: its other names come back too
-                fh.write(target.data)
-                fh.truncate()
-        elif target.full:  # a command's paths: like its apply, temp + rename, no fsync each
-            _replace_with(path, target.data)
-        else:
-            write_atomic(path, target.data, new_mode=target.mode)
-        _set_meta(path, target)
+        if target.inode is not None and _inode(writer, path) == target.inode:
+            writer.write_over(path, fill_bytes(target.data))  # its other names come back too
+        else:  # an edit's file is fsynced; a command's paths, like its apply, are not
+            mode = target.mode if target.mode is not None else new_file_mode()
+            if not target.full:  # as edits do: a folder removed since is made again
+                writer.makedirs(path.parent)
+            writer.write_file(path, fill_bytes(target.data), Meta(mode=mode),
+                              keep_mode=True, sync=not target.full, prefix=".swebash-undo-")
+        _set_meta(writer, path, target)
         return
-    tmp = path.parent / f".swebash-undo-{uuid.uuid4().hex[:12]}"
-    try:
-        if want == "symlink":
-            os.symlink(target.target or "", tmp)
-        else:
-            os.mkfifo(tmp, 0o600)
-        _set_meta(tmp, target)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    writer.place(path, lambda folder, tmp: _make_special(folder, tmp, target),
+                 prefix=".swebash-undo-")
 
 
-def _replace_with(path: Path, data: bytes) -> None:
-    tmp = path.parent / f".swebash-undo-{uuid.uuid4().hex[:12]}"
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+def _make_special(folder: Folder, tmp: str, target: FileState) -> None:
+    if target.what == "symlink":
+        folder.symlink(target.target or "", tmp)
+    else:
+        folder.mkfifo(tmp)
+    folder.set_meta(tmp, _meta(target), symlink=target.what == "symlink")
 
 
-def _finish(entry: PathPlan) -> None:
+def _finish(writer: Writer, entry: PathPlan) -> None:
     """Pass 3 (deepest first): directory bits, and hard links re-made."""
     target = entry.restore
     if target.what == "dir":
-        _set_meta(entry.path, target)
+        _set_meta(writer, entry.path, target)
     elif target.what == "file" and target.partner is not None:
-        _relink(entry.path, Path(target.partner), target)
+        _relink(writer, entry.path, Path(target.partner), target)
 
 
-def _relink(path: Path, partner: Path, target: FileState) -> None:
+def _relink(writer: Writer, path: Path, partner: Path, target: FileState) -> None:
     """``path`` had ``partner`` as another name: link it again when the
     partner is still what ``path`` was (same bytes, bits, owner, xattrs)."""
     try:
@@ -239,34 +222,31 @@ def _relink(path: Path, partner: Path, target: FileState) -> None:
         return
     if same:
         return
-    tmp = path.parent / f".swebash-undo-{uuid.uuid4().hex[:12]}"
-    os.link(partner, tmp)
-    os.replace(tmp, path)
+
+    def link(folder: Folder, tmp: str) -> None:
+        with writer.at(partner) as (first, name):
+            first.link(name, folder, tmp)
+
+    writer.place(path, link, prefix=".swebash-undo-")
 
 
-def _inode(path: Path) -> str | None:
+def _inode(writer: Writer, path: Path) -> str | None:
     try:
-        st = os.lstat(path)
+        st = writer.lstat(path)
     except OSError:
         return None
     return f"{st.st_dev}:{st.st_ino}" if stat.S_ISREG(st.st_mode) else None
 
 
-def _set_meta(path: Path, state: FileState) -> None:
+def _meta(state: FileState) -> Meta:
     """Owner (as root), bits and user xattrs; a plain file record: bits only."""
     if not state.full:
-        if state.mode is not None:
-            os.chmod(path, state.mode)
-        return
-    if os.geteuid() == 0 and state.uid is not None and state.gid is not None:
-        os.chown(path, state.uid, state.gid, follow_symlinks=False)
-    if state.what == "symlink":
-        return
-    if state.mode is not None:
-        os.chmod(path, state.mode)  # after chown, which drops set-id bits
-    wanted = dict(state.xattrs)
-    for name in os.listxattr(path, follow_symlinks=False):
-        if name.startswith("user.") and name not in wanted:
-            os.removexattr(path, name, follow_symlinks=False)
-    for name, value in wanted.items():
-        os.setxattr(path, name, value, follow_symlinks=False)
+        return Meta(mode=state.mode)
+    own = os.geteuid() == 0 and state.uid is not None and state.gid is not None
+    return Meta(mode=state.mode, uid=state.uid if own and state.uid is not None else -1,
+                gid=state.gid if own and state.gid is not None else -1,
+                xattrs=tuple(state.xattrs))
+
+
+def _set_meta(writer: Writer, path: Path, state: FileState) -> None:
+    writer.set_meta(path, _meta(state), symlink=state.what == "symlink")

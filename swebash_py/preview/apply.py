@@ -23,9 +23,15 @@ temporary name (deepest first, so chains and swaps land right) and renamed
 into place at its turn; its files keep their inodes, owners and hard links.
 A change at a path whose real object was renamed away is done already.
 
+Every write goes through the one writer (``swebash_py.fs.writer``): each
+path's folders are walked by descriptor from its root, no symlink followed.
+
 A change whose real path differs from its ``base`` (or changed after the
-preview began) is a conflict: it and everything beneath it are not applied,
-and are returned to be shown. ``journal`` (optional) is told each path's prior
+preview began), or whose folder on the way is now a symlink (``MOVED``: the
+writer's ``ParentMoved``, at the check or at the write itself), is a
+conflict: it and everything beneath it are not applied, and are returned to
+be shown (and asked about again; a swapped folder stays unwritten whatever
+the answer). ``journal`` (optional) is told each path's prior
 state before it is touched, for undo.
 """
 
@@ -35,13 +41,12 @@ import contextlib
 import dataclasses
 import filecmp
 import os
-import shutil
-import stat
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from swebash_py.fs.writer import Folder, Meta, ParentMoved, Writer, apply_meta, fill_from
 from swebash_py.preview.changes import Base, Change, ChangeSet, kind_of
 
 
@@ -57,12 +62,30 @@ class ApplyReport:
     conflicts: list[tuple[Change, str]] = field(default_factory=list)
 
 
-def conflict(change: Change, start_ns: int, ours: frozenset[int] = frozenset()) -> str | None:
+MOVED = "a folder on the way is now a symlink; never written through"
+
+
+def _base_now(writer: Writer, path: Path) -> Base:
+    """How ``path`` looks now, reached by the writer's walk (``ParentMoved``:
+    a folder on the way was swapped)."""
+    try:
+        st = writer.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return Base(None)
+    return Base(kind_of(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                st.st_mode, st.st_nlink)
+
+
+def conflict(change: Change, start_ns: int, writer: Writer,
+             ours: frozenset[int] = frozenset()) -> str | None:
     """Why ``change`` must not be applied now (None: it may). ``ours``: inodes
     this apply itself linked or unlinked (their ctime moved because of us)."""
     if change.stale:
         return "changed in the workspace after the preview began"
-    now = Base.of(change.path)
+    try:
+        now = _base_now(writer, change.path)
+    except ParentMoved:
+        return MOVED
     ctime = change.base.ctime_ns if now.ino in ours else now.ctime_ns
     if (now.kind, now.size, now.mtime_ns, ctime, now.ino) != \
             (change.base.kind, change.base.size, change.base.mtime_ns, change.base.ctime_ns,
@@ -89,13 +112,15 @@ def apply(changes: ChangeSet, journal: Journal | None = None,
     ``overwrite``, after seeing the conflict); see the module docstring."""
     run = _Run(changes, journal, overwrite)
     try:
-        run.stage_aliases()
-        run.stage_moves()
-        run.apply_all()
+        try:
+            run.stage_aliases()
+            run.stage_moves()
+            run.apply_all()
+        finally:
+            run.unstage()
+        run.set_dir_modes()
     finally:
-        run.unstage()
-    for change in sorted(run.dir_modes, key=lambda c: c.rel.count("/"), reverse=True):
-        _set_meta(change.path, change)
+        run.writer.close()
     return run.report
 
 
@@ -113,6 +138,8 @@ class _Run:
         self.moved: dict[Path, Path] = {}  # a real directory moved away: its temporary name
         self.placed: dict[Path, Path] = {}  # and where it is now, once renamed into place
         self.refused: dict[Path, str] = {}  # renamed directories whose source conflicts
+        # every write below goes through the one writer, walked from the roots
+        self.writer = Writer(c.root for c in changes.changes)
 
     def _tmp(self, change: Change) -> Path:
         return change.root / f"{STAGED}{uuid.uuid4().hex[:12]}"
@@ -127,11 +154,11 @@ class _Run:
             for alias in change.aliases:
                 tmp = self._tmp(change)
                 try:
-                    os.link(change.root / alias, tmp)
+                    self.writer.link(change.root / alias, tmp)
                 except OSError:
                     continue
                 self.staged[change.path] = tmp
-                self.ours.add(os.lstat(tmp).st_ino)
+                self.ours.add(self.writer.lstat(tmp).st_ino)
                 break
 
     def stage_moves(self) -> None:
@@ -154,7 +181,11 @@ class _Run:
                         inside = os.path.relpath(os.path.join(dirpath, name), source)
                         self.journal.before(change.path / inside)
             tmp = self._tmp(change)
-            os.rename(source, tmp)
+            try:
+                self.writer.rename(source, tmp)
+            except ParentMoved:
+                self.refused[change.path] = MOVED
+                continue
             self.moved[source] = tmp
             self.staged[change.path] = tmp
 
@@ -164,7 +195,7 @@ class _Run:
         assert change.moved_from is not None and change.moved_base is not None
         return conflict(dataclasses.replace(change, rel=change.moved_from, base=change.moved_base,
                                             action="delete", stale=False),
-                        self.changes.start_ns, frozenset(self.ours))
+                        self.changes.start_ns, self.writer, frozenset(self.ours))
 
     def unstage(self) -> None:
         """Whatever is still staged (an error on the way) goes back or away."""
@@ -172,9 +203,9 @@ class _Run:
         for tmp in self.staged.values():
             with contextlib.suppress(OSError):
                 if tmp in back:
-                    os.rename(tmp, back[tmp])
-                elif os.path.lexists(tmp):
-                    os.unlink(tmp)
+                    self.writer.rename(tmp, back[tmp])
+                elif self.writer.exists(tmp):
+                    self.writer.unlink(tmp)
 
     def _moved_away(self, change: Change) -> bool:
         """``change``'s real path is no longer at its path: it lay in a real
@@ -204,7 +235,7 @@ class _Run:
                 continue
             why = None if change.path in self.overwrite or gone or \
                 change.moved_from is not None else \
-                conflict(change, self.changes.start_ns, frozenset(self.ours))
+                conflict(change, self.changes.start_ns, self.writer, frozenset(self.ours))
             if why is not None:
                 self.report.conflicts.append((change, why))
                 self.skipped.append(change.path)
@@ -215,134 +246,102 @@ class _Run:
                     self.journal.before(change.root / alias)
             if change.base.kind == "file" and change.base.nlink > 1:
                 self.ours.add(change.base.ino)
-            _apply_one(change, self.staged.pop(change.path, None))
+            try:
+                _apply_one(self.writer, change, self.staged.pop(change.path, None))
+            except ParentMoved:  # swapped after the check: still never followed
+                self.report.conflicts.append((change, MOVED))
+                self.skipped.append(change.path)
+                continue
             if change.moved_from is not None:
                 self.placed[change.root / change.moved_from] = change.path
             if change.kind == "dir":
                 self.dir_modes.append(change)
             self.report.applied.append(change)
 
+    def set_dir_modes(self) -> None:
+        """Last, deepest first: a read-only directory could still be filled."""
+        for change in sorted(self.dir_modes, key=lambda c: c.rel.count("/"), reverse=True):
+            try:
+                self.writer.set_meta(change.path, _meta(change))
+            except ParentMoved:
+                self.report.conflicts.append((change, MOVED))
 
-def remove(path: Path) -> None:
-    """Remove whatever is at ``path`` (a directory with its tree)."""
+
+def _kind(writer: Writer, path: Path) -> str | None:
     try:
-        st = os.lstat(path)
+        return kind_of(writer.lstat(path).st_mode)
     except (FileNotFoundError, NotADirectoryError):
-        return
-    if stat.S_ISDIR(st.st_mode):
-        _make_removable(path)
-        shutil.rmtree(path)
-    else:
-        os.unlink(path)
+        return None
 
 
-def _make_removable(top: Path) -> None:
-    """Read-only directories inside a tree would stop rmtree (non-root)."""
-    if os.geteuid() == 0:
-        return
-    for dirpath, _dirs, _files in os.walk(top):
-        mode = stat.S_IMODE(os.lstat(dirpath).st_mode)
-        if mode & 0o700 != 0o700:
-            os.chmod(dirpath, mode | 0o700)
-
-
-def _apply_one(change: Change, staged: Path | None = None) -> None:
+def _apply_one(writer: Writer, change: Change, staged: Path | None = None) -> None:
+    """One change, through the one writer (a folder on the way swapped for a
+    symlink raises ``ParentMoved``: nothing is written)."""
     path = change.path
     if change.action == "delete":
-        remove(path)
+        writer.remove(path)
         return
     if change.kind == "dir":
-        if change.moved_from is not None and staged is not None:
-            if change.replace:
-                remove(path)
-            os.rename(staged, path)  # the real directory, renamed as the command did
-        elif change.replace:
-            remove(path)
-            os.mkdir(path, 0o700)
-        elif not os.path.isdir(path):
-            os.mkdir(path, 0o700)
+        _apply_dir(writer, change, staged)
         return
-    tmp = path.parent / f".swebash-apply-{uuid.uuid4().hex[:12]}"
-    try:
-        if staged is not None:  # another name of a real inode: that inode, as changed
+    if staged is not None:  # another name of a real inode: that inode, as changed
+        assert change.source is not None
+        if not filecmp.cmp(change.source, staged, shallow=False):
+            writer.write_over(staged, fill_from(change.source))
+        writer.set_meta(staged, _meta(change))
+        if _kind(writer, path) == "dir":
+            writer.remove(path)
+        writer.rename(staged, path)
+        return
+    if change.link is None and change.kind == "file" and (
+            change.in_place or (not change.content and _kind(writer, path) == "file")):
+        if change.content:
             assert change.source is not None
-            if not filecmp.cmp(change.source, staged, shallow=False):
-                write_over(change.source, str(staged))
-            _set_meta(staged, change)
-            os.rename(staged, tmp)
-        elif change.link is not None:
-            os.link(change.root / change.link, tmp)
-        elif change.kind == "symlink":
-            os.symlink(change.target or "", tmp)
-        elif change.kind == "fifo":
-            os.mkfifo(tmp, 0o600)
-        elif change.in_place or (not change.content
-                                 and kind_of(os.lstat(path).st_mode) == "file"):
-            if change.content:
-                assert change.source is not None
-                write_over(change.source, str(path))
-            _set_meta(path, change)  # same inode, like chmod or ``>>``
-            return
-        else:
-            assert change.source is not None
-            copy_file(change.source, str(tmp), change.size)
-        if change.link is None and staged is None:
-            _set_meta(tmp, change, fresh=True)
-        if os.path.isdir(path) and not os.path.islink(path):
-            remove(path)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        raise
+            writer.write_over(path, fill_from(change.source))
+        writer.set_meta(path, _meta(change))  # same inode, like chmod or ``>>``
+        return
+    writer.place(path, lambda folder, tmp: _make(writer, change, folder, tmp),
+                 replace_dir=True, prefix=STAGED)
 
 
-def copy_file(source: str, target: str, size: int) -> None:
-    """Stream ``source`` into a new ``target`` (in the kernel where it can)."""
-    src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        dst = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+def _apply_dir(writer: Writer, change: Change, staged: Path | None) -> None:
+    path = change.path
+    if change.moved_from is not None and staged is not None:
+        if change.replace:
+            writer.remove(path)
+        writer.rename(staged, path)  # the real directory, renamed as the command did
+    elif change.replace:
+        writer.remove(path)
+        writer.mkdir(path, 0o700)
+    elif _kind(writer, path) != "dir":
+        writer.mkdir(path, 0o700)
+
+
+def _make(writer: Writer, change: Change, folder: Folder, tmp: str) -> None:
+    """The changed object under the temporary name ``tmp`` in ``folder``."""
+    if change.link is not None:  # a later member of a hard-link group
+        with writer.at(change.root / change.link) as (first, name):
+            first.link(name, folder, tmp)
+    elif change.kind == "symlink":
+        folder.symlink(change.target or "", tmp)
+        folder.set_meta(tmp, _meta(change, fresh=True), symlink=True)
+    elif change.kind == "fifo":
+        folder.mkfifo(tmp)
+        folder.set_meta(tmp, _meta(change, fresh=True))
+    else:
+        assert change.source is not None
+        fd = folder.create(tmp)
         try:
-            left = size
-            while left > 0:
-                try:
-                    sent = os.copy_file_range(src, dst, min(left, 1 << 30))
-                except OSError:  # another filesystem pair: sendfile, then plain reads
-                    sent = os.sendfile(dst, src, None, min(left, 1 << 30))
-                if sent == 0:
-                    break
-                left -= sent
-            while chunk := os.read(src, 1 << 20):  # grown since: the rest too
-                os.write(dst, chunk)
+            fill_from(change.source, change.size)(fd)
+            apply_meta(fd, _meta(change, fresh=True))
         finally:
-            os.close(dst)
-    finally:
-        os.close(src)
+            os.close(fd)
 
 
-def write_over(source: str, target: str) -> None:
-    """Stream ``source`` over the existing ``target`` (same inode), then cut it."""
-    with open(source, "rb") as src, open(target, "r+b") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-        dst.truncate()
-
-
-def _set_meta(path: Path, change: Change, *, fresh: bool = False) -> None:
+def _meta(change: Change, *, fresh: bool = False) -> Meta:
     """Owner (as root), bits and user xattrs; ``fresh``: we just made it (it is
     ours and has no xattrs yet)."""
-    if os.geteuid() == 0 and change.uid >= 0 and \
-            not (fresh and (change.uid, change.gid) == (0, os.getegid())):
-        os.chown(path, change.uid, change.gid, follow_symlinks=False)
-    if change.kind == "symlink":
-        return
-    os.chmod(path, change.mode)
-    wanted = dict(change.xattrs)
-    try:
-        present = [] if fresh else [n for n in os.listxattr(path) if n.startswith("user.")]
-    except OSError:
-        present = []
-    for name in present:
-        if name not in wanted:
-            os.removexattr(path, name)
-    for name, value in wanted.items():
-        os.setxattr(path, name, value)
+    own = os.geteuid() == 0 and change.uid >= 0 and \
+        not (fresh and (change.uid, change.gid) == (0, os.getegid()))
+    return Meta(mode=change.mode, uid=change.uid if own else -1,
+                gid=change.gid if own else -1, xattrs=change.xattrs, fresh=fresh)

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.events import PreviewEvent
+from swebash_py.preview.apply import MOVED
 from swebash_py.preview.changes import Change
 from swebash_py.preview.run import Preview, PreviewUnavailable, bound_message
 from swebash_py.preview.summary import as_json, change_line, counts_line, shown_name, summary_text
@@ -122,6 +123,8 @@ def conflicts_text(conflicts: list[tuple[Change, str]]) -> str:
     lines += [f"  ! {change_line(c)}  [{why}]" for c, why in conflicts[:40]]
     if len(conflicts) > 40:
         lines.append(f"  … {len(conflicts) - 40} more")
+    if any(why == MOVED for _c, why in conflicts):  # the writer refuses whatever the answer
+        lines.append("  paths under a folder now a symlink stay unwritten, whatever the answer")
     return "\n".join(lines)
 
 

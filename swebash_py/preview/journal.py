@@ -7,7 +7,8 @@ are never loaded), a symlink, a FIFO. ``undo()`` puts every recorded path back:
 first whatever is at each recorded path now is removed (a directory is
 rebuilt whole from its recorded tree), then the priors are restored parents
 first (files by temp + rename, hard links re-linked), then directory modes,
-deepest first.
+deepest first. Every write to the tree goes through the one writer
+(``swebash_py.fs.writer``): a folder swapped for a symlink is never followed.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import os
 import shutil
 import stat
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from swebash_py.preview.apply import remove
+from swebash_py.fs.writer import Folder, Meta, Writer, apply_meta, fill_from
 from swebash_py.preview.changes import kind_of, user_xattrs
 
 
@@ -40,8 +42,9 @@ class Prior:
 class ApplyJournal:
     """Priors of every path an apply touched; backups under ``backup_dir``."""
 
-    def __init__(self, backup_dir: Path) -> None:
+    def __init__(self, backup_dir: Path, roots: Iterable[Path] = ()) -> None:
         self.backup_dir = backup_dir
+        self.roots = list(roots)  # where undo's writer walks from (``/`` for the rest)
         self.priors: dict[Path, Prior] = {}
 
     def before(self, path: Path) -> None:
@@ -63,7 +66,7 @@ class ApplyJournal:
         if kind == "file":
             self.backup_dir.mkdir(parents=True, exist_ok=True)
             backup = str(self.backup_dir / uuid.uuid4().hex)
-            shutil.copyfile(path, backup, follow_symlinks=False)
+            shutil.copyfile(path, backup, follow_symlinks=False)  # into our backup dir
         elif kind == "symlink":
             target = os.readlink(path)
         self.priors[path] = Prior(path, kind, stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid,
@@ -74,77 +77,85 @@ class ApplyJournal:
                 self._record(path / name, whole=True)
 
     def undo(self) -> None:
-        """Restore every recorded path as it was."""
+        """Restore every recorded path as it was (through the one writer)."""
         priors = sorted(self.priors.values(), key=lambda p: len(p.path.parts))
-        for prior in reversed(priors):  # a recorded directory is rebuilt whole
-            if not _same_linked_inode(prior):
-                remove(prior.path)
-        linked: dict[tuple[int, int], Path] = {}
-        for prior in priors:
-            self._restore(prior, linked)
-        for prior in reversed(priors):
-            if prior.kind == "dir":
-                _meta(prior)
-
-    @staticmethod
-    def _restore(prior: Prior, linked: dict[tuple[int, int], Path]) -> None:
-        path = prior.path
-        if prior.kind is None:
-            return
-        if prior.kind == "dir":
-            if not os.path.isdir(path):
-                os.mkdir(path, 0o700)
-            return
-        if _same_linked_inode(prior):  # written in place: restore in place
-            assert prior.backup is not None
-            with open(prior.backup, "rb") as src, open(path, "r+b") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-                dst.truncate()
-            _meta(prior)
-            return
-        tmp = path.parent / f".swebash-undo-{uuid.uuid4().hex[:12]}"
-        if prior.kind == "file" and prior.inode in linked:
-            os.link(linked[prior.inode], tmp)
-        elif prior.kind == "file":
-            assert prior.backup is not None
-            shutil.copyfile(prior.backup, tmp)
-            _meta(prior, tmp)
-            linked[prior.inode] = path
-        elif prior.kind == "symlink":
-            os.symlink(prior.target or "", tmp)
-            _meta(prior, tmp)
-        elif prior.kind == "fifo":
-            os.mkfifo(tmp, 0o600)
-            _meta(prior, tmp)
-        else:
-            return
-        os.replace(tmp, path)
+        with Writer(self.roots) as writer:
+            for prior in reversed(priors):  # a recorded directory is rebuilt whole
+                if not _same_linked_inode(writer, prior):
+                    writer.remove(prior.path)
+            linked: dict[tuple[int, int], Path] = {}
+            for prior in priors:
+                _restore(writer, prior, linked)
+            for prior in reversed(priors):
+                if prior.kind == "dir":
+                    writer.set_meta(prior.path, _meta(prior))
 
     def close(self) -> None:
-        shutil.rmtree(self.backup_dir, ignore_errors=True)
+        shutil.rmtree(self.backup_dir, ignore_errors=True)  # our own backups, not the workspace
 
 
-def _same_linked_inode(prior: Prior) -> bool:
+def _restore(writer: Writer, prior: Prior, linked: dict[tuple[int, int], Path]) -> None:
+    path = prior.path
+    if prior.kind is None:
+        return
+    if prior.kind == "dir":
+        try:
+            there = stat.S_ISDIR(writer.lstat(path).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            there = False
+        if not there:
+            writer.mkdir(path, 0o700)
+        return
+    if _same_linked_inode(writer, prior):  # written in place: restore in place
+        assert prior.backup is not None
+        writer.write_over(path, fill_from(prior.backup))
+        writer.set_meta(path, _meta(prior))
+        return
+    if prior.kind not in ("file", "symlink", "fifo"):
+        return
+    if prior.kind == "file" and prior.inode not in linked:
+        linked[prior.inode] = path
+        writer.place(path, lambda folder, tmp: _make(writer, prior, folder, tmp, None),
+                     prefix=".swebash-undo-")
+        return
+    partner = linked.get(prior.inode) if prior.kind == "file" else None
+    writer.place(path, lambda folder, tmp: _make(writer, prior, folder, tmp, partner),
+                 prefix=".swebash-undo-")
+
+
+def _make(writer: Writer, prior: Prior, folder: Folder, tmp: str, partner: Path | None) -> None:
+    """``prior``'s object under the temporary name ``tmp`` in ``folder``."""
+    if partner is not None:  # another name of a file restored already
+        with writer.at(partner) as (first, name):
+            first.link(name, folder, tmp)
+    elif prior.kind == "file":
+        assert prior.backup is not None
+        fd = folder.create(tmp)
+        try:
+            fill_from(prior.backup)(fd)
+            apply_meta(fd, _meta(prior))
+        finally:
+            os.close(fd)
+    elif prior.kind == "symlink":
+        folder.symlink(prior.target or "", tmp)
+        folder.set_meta(tmp, _meta(prior), symlink=True)
+    else:
+        folder.mkfifo(tmp)
+        folder.set_meta(tmp, _meta(prior))
+
+
+def _same_linked_inode(writer: Writer, prior: Prior) -> bool:
     """A multiply linked file still the same inode (the apply wrote it in place)."""
     if prior.kind != "file" or prior.nlink < 2:
         return False
     try:
-        st = os.lstat(prior.path)
+        st = writer.lstat(prior.path)
     except OSError:
         return False
     return (st.st_dev, st.st_ino) == prior.inode
 
 
-def _meta(prior: Prior, at: Path | None = None) -> None:
-    path = at or prior.path
-    if os.geteuid() == 0 and prior.uid >= 0:
-        os.chown(path, prior.uid, prior.gid, follow_symlinks=False)
-    if prior.kind == "symlink":
-        return
-    os.chmod(path, prior.mode)
-    wanted = dict(prior.xattrs)
-    for name in os.listxattr(path):
-        if name.startswith("user.") and name not in wanted:
-            os.removexattr(path, name)
-    for name, value in wanted.items():
-        os.setxattr(path, name, value)
+def _meta(prior: Prior) -> Meta:
+    own = os.geteuid() == 0 and prior.uid >= 0
+    return Meta(mode=prior.mode, uid=prior.uid if own else -1, gid=prior.gid if own else -1,
+                xattrs=prior.xattrs)

@@ -3,14 +3,19 @@
 Read, in this order, ``<user config dir>/swebash/AGENTS.md`` and then every
 ``AGENTS.md`` from the git root of the workspace down to the working
 directory (the nearest last, so it has the final word). Text for the model,
-not settings: it needs no trust. The whole is capped (``CAP_BYTES``); what
-does not fit is cut, with a note saying so.
+not settings: it needs no trust. The whole is capped (``CAP_BYTES``) before
+reading; what does not fit is cut, with a note saying so. Files are read by the
+one reader (``fs.reader``), never asked about: a cloned repository's
+``AGENTS.md -> ~/.ssh/id_ed25519`` is skipped with a note.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from swebash_py.fs.reader import Unreadable, judge, read_allowed
 
 FILE_NAME = "AGENTS.md"
 CAP_BYTES = 32 * 1024
@@ -22,6 +27,7 @@ class Instructions:
 
     files: list[tuple[Path, str]] = field(default_factory=list)
     cut: bool = False
+    notes: list[str] = field(default_factory=list)  # files skipped, one line each
 
     def prompt_text(self) -> str:
         """The section for the system prompt ('' when there is nothing)."""
@@ -46,37 +52,38 @@ def git_root(start: Path) -> Path | None:
 
 def candidate_paths(cwd: Path, user_dir: Path) -> list[Path]:
     """Where AGENTS.md files may be, in prompt order."""
+    return [path for path, _root in _sources(cwd, user_dir)]
+
+
+def _sources(cwd: Path, user_dir: Path) -> list[tuple[Path, Path]]:
+    """Each candidate with the folder it (and a symlink's target) must stay in:
+    the user's config folder for the user's, the project's root for the others."""
     cwd = cwd.resolve()
     root = git_root(cwd) or cwd
     chain = [cwd, *cwd.parents]
     project = list(reversed(chain[: chain.index(root) + 1]))
-    return [user_dir / FILE_NAME, *(d / FILE_NAME for d in project)]
+    return [(user_dir / FILE_NAME, user_dir), *((d / FILE_NAME, root) for d in project)]
 
 
 def load_instructions(cwd: Path, user_dir: Path, cap: int = CAP_BYTES) -> Instructions:
-    """The AGENTS.md files that exist, capped at ``cap`` bytes in total."""
+    """The AGENTS.md files that exist, capped at ``cap`` bytes in total. Each is
+    read by the one reader: one that leads outside its folder, to a secret or to
+    anything but a regular file is skipped with a one-line note."""
     found = Instructions()
     budget = cap
-    for path in candidate_paths(cwd, user_dir):
-        text = _read(path)
-        if text is None or not text.strip():
+    for path, root in _sources(cwd, user_dir):
+        if not os.path.lexists(path):
             continue
-        data = text.encode("utf-8")
-        if len(data) > budget:
-            found.cut = True
-            text = data[:budget].decode("utf-8", errors="ignore")
-        budget -= len(text.encode("utf-8"))
-        if text.strip():
+        try:
+            capped = read_allowed(judge(path, root.resolve(), (root,)), str(path), budget)
+        except Unreadable as exc:
+            if os.path.exists(path):  # a dangling link reads nothing: nothing to say
+                found.notes.append(f"AGENTS.md skipped: {exc}")
+            continue
+        if (text := capped.text()).strip():
             found.files.append((path, text))
-        if found.cut:
+            budget -= len(capped.data)
+        if capped.cut:  # the budget is spent: nothing after this one fits
+            found.cut = True
             break
     return found
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
-        return None
-    except OSError:
-        return None

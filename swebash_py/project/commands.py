@@ -5,14 +5,19 @@ project, ``.swebash/commands/`` (the project's win over the user's of the
 same name). Optional front matter between ``---`` lines may give a
 ``description:``. ``/NAME args`` sends the body with ``$ARGUMENTS`` replaced
 by all the arguments and ``$1``..``$9`` by each word (shell-like splitting).
+Files are read by the one reader (``fs.reader``): capped before reading, and a
+command that leads to a secret or out of its folder is refused with a warning.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+
+from swebash_py.fs.reader import Unreadable, judge, read_allowed
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _POSITIONAL = re.compile(r"\$([1-9])")
@@ -25,6 +30,7 @@ class CustomCommand:
     description: str
     body: str
     path: Path
+    refused: str = ""  # why the one reader would not read it (then the body is empty)
 
     def expand(self, arguments: str) -> str:
         """The prompt to send for ``/NAME arguments``."""
@@ -56,31 +62,42 @@ def parse_command(path: Path, text: str) -> CustomCommand:
     return CustomCommand(path.stem, description, body.strip("\n"), path)
 
 
-def load_commands(directories: list[Path]) -> dict[str, CustomCommand]:
-    """Commands by name from ``directories`` (later directories win)."""
+def load_commands(directories: list[Path], roots: list[Path] | None = None
+                  ) -> dict[str, CustomCommand]:
+    """Commands by name from ``directories`` (later directories win). Each file is
+    read by the one reader, and must stay (its symlink's target too) inside the
+    matching entry of ``roots`` (default: its directory). One it refuses (a
+    secret, somewhere else, not a regular file) is kept with ``refused`` set and
+    no body, for ``split_builtin_clashes`` to drop with a warning."""
     found: dict[str, CustomCommand] = {}
-    for directory in directories:
+    for directory, root in zip(directories, roots or directories, strict=True):
         try:
             files = sorted(directory.glob("*.md"))
         except OSError:
             continue
         for path in files:
-            if not _NAME.match(path.stem) or not path.is_file():
-                continue
-            try:
-                text = path.read_bytes()[:MAX_BYTES].decode("utf-8", errors="replace")
-            except OSError:
-                continue
-            found[path.stem] = parse_command(path, text)
+            if _NAME.match(path.stem) and os.path.exists(path):
+                found[path.stem] = _read_command(path, root)
     return found
+
+
+def _read_command(path: Path, root: Path) -> CustomCommand:
+    try:
+        capped = read_allowed(judge(path, root.resolve(), (root,)), str(path), MAX_BYTES)
+    except Unreadable as exc:
+        return CustomCommand(path.stem, "", "", path, refused=str(exc))
+    return parse_command(path, capped.text())
 
 
 def split_builtin_clashes(commands: dict[str, CustomCommand], builtins: set[str]
                           ) -> tuple[dict[str, CustomCommand], list[str]]:
-    """Drop commands named like a built-in (``/help``...); warnings for each."""
+    """Drop commands named like a built-in (``/help``...) and those the reader
+    refused; warnings for each."""
     kept, warnings = {}, []
     for name, command in commands.items():
-        if "/" + name in builtins:
+        if command.refused:
+            warnings.append(f"custom command /{name} is ignored: {command.refused}")
+        elif "/" + name in builtins:
             warnings.append(f"custom command {command.path} is ignored: /{name} is built in")
         else:
             kept[name] = command

@@ -39,10 +39,11 @@ class Extensions:
 def load_custom_commands(project: ProjectStatus) -> dict[str, CustomCommand]:
     from swebash_py.project.commands import load_commands
 
-    directories = [user_dir() / "commands"]
-    if project.commands_dir is not None:
+    directories, roots = [user_dir() / "commands"], [user_dir()]
+    if project.commands_dir is not None and project.root is not None:
         directories.append(project.commands_dir)
-    return load_commands(directories)
+        roots.append(project.root)
+    return load_commands(directories, roots)
 
 
 def build_extensions(settings: Settings, registry: Any, *, tools_enabled: bool,
@@ -53,6 +54,8 @@ def build_extensions(settings: Settings, registry: Any, *, tools_enabled: bool,
     cwd = Path.cwd().resolve()
     here = cwd if cwd == workspace or workspace in cwd.parents else workspace
     ext = Extensions(load_instructions(here, user_dir()), project=project)
+    for note in ext.instructions.notes:  # an AGENTS.md the reader refused: one line each
+        on_notice(note)
     servers = {n: s for n, s in settings.mcp_servers.items() if s.enabled}
     if tools_enabled and servers:
         from swebash_py.mcpclient.manager import McpManager

@@ -15,12 +15,25 @@ One tokenizer (``find``) for text files and images alike:
 (its ``@name`` stays, so the model sees what was referred to); an image
 (png, jpeg, gif, webp by suffix) is handed back in ``Mentions.images`` for the
 image support to attach, and its ``@name`` becomes the bare name.
+
+Every file is read by the one reader (``fs.reader``): capped before reading,
+regular files only. A mention ``read_file`` would ask about (outside the
+workspace, a secret) is asked about the same way, by the same approver
+(``expand_asking``): ``--yes`` does not skip the question for a secret, and
+with no one to ask it is not attached (a one-line note says why).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from swebash_py.fs.reader import Access, Unreadable, describe, judge, read_capped
+
+if TYPE_CHECKING:
+    from swebash_py.approvals.decision import Approver
 
 MAX_FILE_CHARS = 100_000
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -97,23 +110,74 @@ def _candidates(chars: list[tuple[str, int, bool]]) -> list[tuple[str, int]]:
     return found
 
 
-def expand(question: str, cwd: Path) -> Mentions:
-    """Attach every file named ``@path`` in ``question`` (see the module doc)."""
+def judge_mention(mention: Mention, cwd: Path, workspace: Path | None = None) -> Access:
+    """The one reader's judgement of a mention: inside ``workspace`` (``cwd`` when
+    None), not a secret, not our own files."""
+    return judge(str(mention.path), cwd, (workspace or cwd,))
+
+
+async def expand_asking(question: str, cwd: Path, workspace: Path, approver: Approver
+                        ) -> Mentions:
+    """``expand``, after asking (as ``read_file`` would be asked, through the same
+    approver and question) about each mention the reader would not read unasked."""
+    answers: dict[Path, str] = {}  # by the resolved path that was asked about
+    for n, mention in enumerate(find(question, cwd)):
+        access = judge_mention(mention, cwd, workspace)
+        if access.problem and access.path not in answers:
+            answers[access.path] = await ask_like_read_file(mention, workspace, approver, n)
+    return expand(question, cwd, workspace, answers)
+
+
+async def ask_like_read_file(mention: Mention, workspace: Path, approver: Approver,
+                             n: int = 0) -> str:
+    """'' when the approver allows ``read_file`` of the mentioned path (a rule,
+    ``--yes`` for a path outside, or the user's answer), else why not. Its
+    unresolved path goes in, so a secret's own name counts as well as its target's."""
+    from swebash_py.approvals.decision import PendingCall
+    from swebash_py.engine.messages import ToolUseBlock
+    from swebash_py.tools.base import ToolContext
+    from swebash_py.tools.files import ReadFile, ReadFileArgs
+
+    raw = str(mention.path)
+    tool, args = ReadFile(), ReadFileArgs.model_validate({"path": raw})
+    preview = tool.preview(args, ToolContext(workspace=workspace))
+    preview.summary += f"  (to attach @{mention.name} to your question)"
+    call = ToolUseBlock(f"mention-{n}", tool.name, json.dumps({"path": raw}))
+    pending = PendingCall(call, tool, args, preview)
+    verdict = approver.check(pending)
+    if verdict.action == "ask":
+        verdict = await approver.ask(pending, verdict)
+    return "" if verdict.action == "allow" else (verdict.reason or "not allowed")
+
+
+def expand(question: str, cwd: Path, workspace: Path | None = None,
+           answers: dict[Path, str] | None = None) -> Mentions:
+    """Attach every file named ``@path`` in ``question`` (see the module doc).
+    A mention the reader would not read unasked is attached only when
+    ``answers`` (from ``expand_asking``) holds '' for the resolved path it has
+    now (a link changed while the question was open is judged afresh: refused);
+    else a note says why not, and its ``@name`` stays as text."""
     result = Mentions(question)
     blocks: list[str] = []
     pieces: list[str] = []
     done = 0
+    refused: set[Path] = set()
     for mention in find(question, cwd):
         path, name = mention.path, mention.name
+        if path in result.attached or path in refused:
+            continue
+        access = judge_mention(mention, cwd, workspace)
+        if access.problem and (why := (answers or {}).get(access.path, describe(access))):
+            result.notes.append(f"not attached: {name}: {why}")
+            refused.add(path)
+            continue
         if path.suffix.lower() in IMAGE_SUFFIXES:
             pieces += [question[done:mention.start], name]  # the image goes as itself
             done = mention.end
             if path not in result.images:
                 result.images.append(path)
             continue
-        if path in result.attached:
-            continue
-        if (block := _text_block(path, name, result.notes)) is not None:
+        if (block := _text_block(access.path, name, result.notes)) is not None:
             blocks.append(block)
             result.attached.append(path)
     text = "".join([*pieces, question[done:]])
@@ -122,18 +186,20 @@ def expand(question: str, cwd: Path) -> Mentions:
 
 
 def _text_block(path: Path, name: str, notes: list[str]) -> str | None:
-    """The file's text as a block for the question (None for a binary file)."""
+    """The file's text as a block for the question (None for a binary file, or
+    one the reader refused: a note says why)."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        notes.append(f"not attached: {name}: {exc.strerror or exc}")
+        capped = read_capped(path, name, MAX_FILE_CHARS * 4)  # UTF-8: at most 4 bytes a char
+    except Unreadable as exc:
+        notes.append(f"not attached: {exc}")
         return None
-    if b"\0" in data[:8192]:
+    if b"\0" in capped.data[:8192]:
         notes.append(f"not attached: {name} is a binary file")
         return None
-    text = data.decode("utf-8", errors="replace")
-    cut = len(text) > MAX_FILE_CHARS
+    text = capped.text()
+    cut = capped.cut or len(text) > MAX_FILE_CHARS
+    text = text[:MAX_FILE_CHARS]
     lines = text.count("\n") + (not text.endswith("\n") and bool(text))
     notes.append(f"attached {name} ({lines} lines" + (", cut" if cut else "") + ")")
     return (f"Contents of `{name}`" + (f" (first {MAX_FILE_CHARS:,} characters)" if cut else "")
-            + f":\n```\n{text[:MAX_FILE_CHARS].rstrip()}\n```")
+            + f":\n```\n{text.rstrip()}\n```")

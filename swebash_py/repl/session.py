@@ -319,7 +319,7 @@ class Repl:
             await self._guarded(self._suggest(line[1:].strip()))
             return None
         try:
-            line, attached = self._mentions(line)
+            line, attached = await self._mentions(line)
             if self.invocation.images:  # `ai -i shot.png`: goes with the first question
                 attached = [*map(attach, self.invocation.images), *attached]
                 self.invocation.images = []
@@ -365,7 +365,7 @@ class Repl:
                     images: list[ImageBlock] | None = None, mentions: bool = True) -> None:
         if mentions:
             try:
-                text, found = self._mentions(text)
+                text, found = await self._mentions(text)
             except ImageError as exc:  # nothing is sent
                 self.say(f"ai: {exc}", "bold red")
                 return
@@ -393,12 +393,14 @@ class Repl:
         if problem := self.recorder.take_problem():
             self.say(f"Error: {problem}", "bold red")
 
-    def _mentions(self, text: str) -> tuple[str, list[ImageBlock]]:
+    async def _mentions(self, text: str) -> tuple[str, list[ImageBlock]]:
         """`@path` (relative to where `!cd` went): a file's text is appended, an
-        image attached (ImageError for a bad one: then nothing is)."""
-        from swebash_py.repl.mentions import expand
+        image attached (ImageError for a bad one: then nothing is). One that
+        read_file would ask about is asked about by the same approver."""
+        from swebash_py.repl.mentions import expand_asking
 
-        mentions = expand(text, self.shell_dir)
+        mentions = await expand_asking(text, self.shell_dir, self.settings.workspace,
+                                       self.approver)
         images = [attach(path) for path in mentions.images]
         for note in [*mentions.notes, *(f"attached {p.name} (image)" for p in mentions.images)]:
             self.say(note, "dim")

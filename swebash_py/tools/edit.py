@@ -25,9 +25,9 @@ from swebash_py.checkpoints.model import (
     new_file_mode,
     record_folders,
 )
+from swebash_py.fs.writer import make_dirs_beneath, write_beneath
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
-from swebash_py.tools.nofollow import make_dirs_beneath, write_beneath
 from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
 MAX_EDIT_BYTES = 50 * 1024 * 1024
@@ -65,21 +65,22 @@ def unified_diff(old: str | None, new: str, shown: str) -> str:
 
 
 def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
-                       text: str) -> None:
-    """``write_beneath``, with the file's state before and after recorded first
-    (so even a crash between the two leaves what undo needs)."""
+                       text: str, roots: tuple[Path, ...] = ()) -> None:
+    """The one writer's ``write_beneath`` (walked from the workspace, ``roots``),
+    with the file's state before and after recorded first (so even a crash
+    between the two leaves what undo needs)."""
     data = text.encode("utf-8", "surrogateescape")
     change_id = None
     made = missing_parents(path)
     if made:
-        make_dirs_beneath(path.parent)  # never through a swapped-in symlink
+        make_dirs_beneath(path.parent, roots)  # never through a swapped-in symlink
     if checkpoints is not None:
         before = FileState.of(path)
         after = FileState(data, before.mode if before.exists else new_file_mode())
         change_id = checkpoints.record(FileChange(str(path), tool, before, after))
         record_folders(checkpoints, tool, made)
     try:
-        write_beneath(path, data, new_file_mode())
+        write_beneath(path, data, new_file_mode(), roots)
     except BaseException:
         if checkpoints is not None and change_id is not None:
             checkpoints.forget(change_id)
@@ -88,7 +89,8 @@ def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,
 
 async def _write(ctx: ToolContext, tool: str, path: Path, text: str, shown: str) -> None:
     try:
-        await asyncio.to_thread(checkpointed_write, ctx.checkpoints, tool, path, text)
+        await asyncio.to_thread(checkpointed_write, ctx.checkpoints, tool, path, text,
+                                (real_workspace(ctx.workspace),))
     except OSError as exc:
         raise ToolFailed(f"could not write {shown}: {exc.strerror or exc}; "
                          "the file is unchanged") from exc

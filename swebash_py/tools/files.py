@@ -2,15 +2,14 @@
 
 All paths go through the workspace policy (``workspace.resolve``); reads run
 in a worker thread and stream, so a slice of a huge file costs constant memory;
-only regular files are opened (``O_NONBLOCK`` then ``fstat``), so FIFOs and
-devices are refused without ever blocking. The search itself lives in
-``search.py``; the writing tools in ``edit.py``.
+files are opened by the one reader (``fs.reader.open_regular``: regular files
+only, refused without blocking, no symlink followed after the path was judged).
+The search itself lives in ``search.py``; the writing tools in ``edit.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 import stat
 from io import BufferedReader
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from swebash_py.fs.reader import file_kind, open_regular, read_capped
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.search import search
@@ -29,38 +29,6 @@ LINE_CAP = 4096  # bytes shown of one line
 ENDLESS_CAP = 16 * 1024 * 1024  # bytes read from a size-0 (/proc-style) file
 SNIFF = 8192  # bytes checked for NUL to call a file binary
 LIST_CAP = 500
-
-
-def open_regular(path: Path, shown: str) -> BufferedReader:
-    """Open a regular file for reading; refuse anything else without blocking."""
-    try:
-        _check_regular(os.stat(path).st_mode, shown)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except FileNotFoundError as exc:
-        raise ToolFailed(f"{shown}: no such file") from exc
-    except OSError as exc:
-        raise ToolFailed(f"{shown}: cannot open: {exc.strerror}") from exc
-    try:
-        _check_regular(os.fstat(fd).st_mode, shown)  # it may have changed since stat
-        os.set_blocking(fd, True)
-        return io.BufferedReader(io.FileIO(fd, "rb"), buffer_size=65536)
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _check_regular(mode: int, shown: str) -> None:
-    if stat.S_ISDIR(mode):
-        raise ToolFailed(f"{shown} is a directory; use list_directory")
-    if not stat.S_ISREG(mode):
-        raise ToolFailed(f"{shown} is not a regular file ({file_kind(mode)}); refusing to read it")
-
-
-def file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"),
-             (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"),
-             (stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symlink"))
-    return next((name for test, name in kinds if test(mode)), "special file")
 
 
 def is_binary(head: bytes) -> bool:
@@ -239,8 +207,10 @@ def read_image(path: Path, shown: str) -> ToolResult | None:
     from swebash_py.errors import ImageError
     from swebash_py.images import MAX_INPUT_BYTES, from_data
 
-    with open_regular(path, shown) as f:
-        data = f.read(MAX_INPUT_BYTES + 1)
+    capped = read_capped(path, shown, MAX_INPUT_BYTES)
+    if capped.cut:  # too large to send: read as text (refused as binary) like any file
+        return None
+    data = capped.data
     try:
         block = from_data(data, shown)
     except ImageError:

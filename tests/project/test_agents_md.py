@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from swebash_py.project.agents_md import CAP_BYTES, load_instructions
 
@@ -50,3 +53,71 @@ def test_the_cap_cuts_with_a_note(tmp_path: Path) -> None:
 def test_nothing_found_is_empty(tmp_path: Path) -> None:
     found = load_instructions(tmp_path, tmp_path / "none")
     assert found.files == [] and found.prompt_text() == ""
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    return repo
+
+
+def test_an_agents_md_linked_to_a_key_is_skipped_with_a_note(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    (repo / "AGENTS.md").symlink_to("../.ssh/id_ed25519")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "AGENTS.md").write_text("sub rules")  # twin: read all the same
+    found = load_instructions(repo / "sub", tmp_path / "none")
+    assert [t for _, t in found.files] == ["sub rules"]
+    assert len(found.notes) == 1 and "secrets path" in found.notes[0]
+    assert "PRIVATE KEY" not in found.prompt_text()
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "/proc/self/environ", "../outside.md"])
+def test_an_agents_md_leading_out_of_the_project_is_skipped(tmp_path: Path,
+                                                            target: str) -> None:
+    repo = _repo(tmp_path)
+    (tmp_path / "outside.md").write_text("outside rules")
+    (repo / "AGENTS.md").symlink_to(target)
+    found = load_instructions(repo, tmp_path / "none")
+    assert found.files == [] and len(found.notes) == 1
+    assert "outside" in found.notes[0]
+
+
+def test_a_fifo_agents_md_is_skipped_without_blocking(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    os.mkfifo(repo / "AGENTS.md")
+    found = load_instructions(repo, tmp_path / "none")
+    assert found.files == [] and "FIFO" in found.notes[0]
+
+
+def test_the_user_file_may_link_inside_its_folder_only(tmp_path: Path) -> None:
+    user = tmp_path / "config"
+    user.mkdir()
+    (user / "shared.md").write_text("user rules")
+    (user / "AGENTS.md").symlink_to("shared.md")
+    found = load_instructions(tmp_path, user)
+    assert [t for _, t in found.files] == ["user rules"]  # twin: inside its folder
+    (user / "AGENTS.md").unlink()
+    (tmp_path / "elsewhere.md").write_text("elsewhere")
+    (user / "AGENTS.md").symlink_to(tmp_path / "elsewhere.md")
+    assert load_instructions(tmp_path / "none", user).files == []
+
+
+def test_a_huge_file_is_cut_at_the_cap_before_reading(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    with (repo / "AGENTS.md").open("wb") as f:
+        f.write(b"rules " * 10_000)
+        f.truncate(1 << 40)  # 1 TB, sparse
+    found = load_instructions(repo, tmp_path / "none")
+    assert found.cut and len(found.files[0][1].encode()) == CAP_BYTES
+
+
+def test_a_file_after_the_budget_is_spent_is_cut_not_dropped_silently(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "AGENTS.md").write_text("a" * CAP_BYTES)  # exactly the budget
+    (repo / "sub").mkdir()
+    (repo / "sub" / "AGENTS.md").write_text("more")
+    found = load_instructions(repo / "sub", tmp_path / "none")
+    assert [len(t) for _, t in found.files] == [CAP_BYTES] and found.cut

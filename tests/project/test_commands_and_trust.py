@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,25 @@ def test_project_commands_count_only_when_trusted(tmp_path: Path, isolated: Path
     assert sorted(load_custom_commands(ProjectStatus(tmp_path, trusted=False))) == ["mine"]
     assert sorted(load_custom_commands(ProjectStatus(tmp_path, trusted=True))) == ["mine",
                                                                                  "proj"]
+
+
+def test_a_command_linked_to_a_secret_or_out_of_its_folder_is_refused(tmp_path: Path) -> None:
+    """The one reader reads commands: a link to a key, or out of the project, is
+    dropped with a warning and its text is never kept; the twin next to it loads."""
+    project = tmp_path / "proj"
+    commands = project / ".swebash" / "commands"
+    commands.mkdir(parents=True)
+    (tmp_path / "id_rsa").write_text("PRIVATE KEY")
+    (tmp_path / "elsewhere.md").write_text("from outside")
+    (project / "docs.md").write_text("Review $ARGUMENTS")
+    (commands / "leak.md").symlink_to(tmp_path / "id_rsa")
+    (commands / "out.md").symlink_to(tmp_path / "elsewhere.md")
+    (commands / "review.md").symlink_to("../../docs.md")  # twin: inside the project
+    os.mkfifo(commands / "fifo.md")
+    loaded = load_commands([commands], [project])
+    assert loaded["leak"].body == "" and "secrets path" in loaded["leak"].refused
+    kept, warnings = split_builtin_clashes(loaded, {"/help"})
+    assert sorted(kept) == ["review"] and kept["review"].body == "Review $ARGUMENTS"
+    assert sorted(w.split(" is ignored")[0] for w in warnings) == [
+        "custom command /fifo", "custom command /leak", "custom command /out"]
+    assert not any("PRIVATE KEY" in w or "from outside" in w for w in warnings)

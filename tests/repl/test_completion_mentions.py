@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from swebash_py.approvals.approver import Answer, PolicyApprover, parse_answer
 from swebash_py.repl.commands import ARGUMENTS, COMMANDS
 from swebash_py.repl.completion import ReplCompleter
-from swebash_py.repl.mentions import expand, find
+from swebash_py.repl.mentions import expand, expand_asking, find
 
 
 def completions(text: str, cwd: Path) -> list[str]:
@@ -103,3 +106,106 @@ def test_a_mention_is_relative_to_the_given_directory(tmp_path: Path,
     monkeypatch.setenv("HOME", str(tmp_path))
     assert [m.path for m in find("@notes.txt @~/sub/notes.txt", tmp_path / "sub")] == [
         tmp_path / "sub" / "notes.txt", tmp_path / "sub" / "notes.txt"]
+
+
+# -- the one reader: `@path` gets read_file's checks, and read_file's question ----
+
+
+class Terminal:
+    """The REPL's asker seam, scripted: records each question, answers ``reply``."""
+
+    def __init__(self, reply: str = "n") -> None:
+        self.reply = reply
+        self.asked: list[tuple[str, str, str]] = []
+
+    async def __call__(self, pending: Any, verdict: Any, rule: Any) -> Answer:
+        self.asked.append((pending.tool.name, pending.preview.summary, verdict.reason))
+        return parse_answer(self.reply)
+
+
+def _attach(question: str, ws: Path, mode: str, terminal: Terminal | None) -> Any:
+    approver = PolicyApprover(mode, None, ws, terminal)
+    return asyncio.run(expand_asking(question, ws, ws, approver))
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    (path / "notes.txt").write_text("buy milk\n")
+    (path / ".env").write_text("TOKEN=env-marker\n")
+    return path
+
+
+@pytest.mark.parametrize("mode", ["ask", "yolo"])
+def test_at_a_secret_asks_in_every_mode_and_no_leaves_it_out(ws: Path, mode: str) -> None:
+    terminal = Terminal("n")
+    found = _attach("read @.env and @notes.txt", ws, mode, terminal)
+    assert [(name, reason) for name, _s, reason in terminal.asked] == [
+        ("read_file", "touches a sensitive file")]
+    assert "env-marker" not in found.question and "buy milk" in found.question
+    assert found.notes == ["not attached: .env: the user said no",
+                           "attached notes.txt (1 lines)"]
+
+
+def test_twin_yes_to_the_question_attaches_the_secret(ws: Path) -> None:
+    found = _attach("read @.env", ws, "yolo", Terminal("y"))
+    assert "env-marker" in found.question and found.attached == [ws / ".env"]
+
+
+def test_a_secret_with_no_one_to_ask_is_not_attached(ws: Path) -> None:
+    found = _attach("read @.env", ws, "yolo", None)
+    assert "env-marker" not in found.question
+    assert found.notes[0].startswith("not attached: .env: ") and "terminal" in found.notes[0]
+
+
+def test_outside_the_workspace_asks_like_read_file_and_yolo_reads_it(ws: Path) -> None:
+    (ws.parent / "other.txt").write_text("other-marker")
+    terminal = Terminal("n")
+    found = _attach("see @../other.txt", ws, "ask", terminal)
+    assert len(terminal.asked) == 1 and "other-marker" not in found.question
+    quiet = Terminal("n")  # yolo: read_file outside the workspace asks nothing
+    assert "other-marker" in _attach("see @../other.txt", ws, "yolo", quiet).question
+    assert quiet.asked == []
+
+
+def test_our_own_config_is_denied_without_a_question(ws: Path, isolated: Path) -> None:
+    (isolated / "config.toml").write_text("# config-marker\n")
+    terminal = Terminal("y")
+    found = _attach(f"see @{isolated / 'config.toml'}", ws, "yolo", terminal)
+    assert terminal.asked == [] and "config-marker" not in found.question
+    assert "off limits" in found.notes[0]
+
+
+def test_without_an_approver_a_problem_mention_is_not_attached(ws: Path) -> None:
+    found = expand("read @.env", ws, ws)  # fails closed: nobody said yes
+    assert "env-marker" not in found.question
+    assert found.notes == ["not attached: .env: a secrets path"]
+
+
+def test_a_mention_is_capped_before_reading(ws: Path) -> None:
+    with (ws / "huge.log").open("wb") as f:
+        f.write(b"line\n" * 10)
+        f.truncate(1 << 40)  # 1 TB, sparse: NUL bytes after the lines
+    found = expand("what is @huge.log", ws, ws)
+    assert found.attached == [] and found.notes == ["not attached: huge.log is a binary file"]
+
+
+def test_a_link_swapped_while_the_question_is_open_is_not_attached(ws: Path) -> None:
+    """The yes was for the file shown; the link now leads to a key: judged afresh."""
+    (ws.parent / "other.txt").write_text("other-marker")
+    (ws.parent / "id_rsa").write_text("key-marker")
+    (ws / "link.txt").symlink_to(ws.parent / "other.txt")
+
+    class Swapping(Terminal):
+        async def __call__(self, pending: Any, verdict: Any, rule: Any) -> Answer:
+            (ws / "link.txt").unlink()
+            (ws / "link.txt").symlink_to(ws.parent / "id_rsa")
+            return await super().__call__(pending, verdict, rule)
+
+    found = _attach("see @link.txt", ws, "ask", Swapping("y"))
+    assert "key-marker" not in found.question and "other-marker" not in found.question
+    assert found.notes == [f"not attached: link.txt: it leads to {ws.parent / 'id_rsa'}, "
+                           "a secrets path"]
+    twin = _attach("see @link.txt", ws, "ask", Terminal("y"))  # no swap: the key asks, yes
+    assert "key-marker" in twin.question

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from swebash_py.atomic import write_atomic
-from swebash_py.tools.nofollow import PathMoved, write_beneath
+from swebash_py.fs.writer import PathMoved, write_beneath
 
 
 def test_writes_creates_parents_and_keeps_mode(tmp_path: Path) -> None:
