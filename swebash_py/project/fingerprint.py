@@ -100,15 +100,22 @@ def _entry(path: str) -> str:
                 listing.encode("utf-8", "surrogateescape")).hexdigest()
         if not stat.S_ISREG(mode):
             return prefix + "special"
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
+        # non-blocking, and judged again once open: a FIFO swapped in meanwhile
+        # must not hang the start (hashed only, never shown to anyone)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return prefix + "special"
+            digest = hashlib.sha256()
             for _ in range(_MAX_CHUNKS):
-                if not (chunk := handle.read(_CHUNK)):
+                if not (chunk := os.read(fd, _CHUNK)):
                     break
                 digest.update(chunk)
             else:  # past what any reader of settings reads: its size and time stand in
-                info = os.fstat(handle.fileno())
                 digest.update(f"\0{info.st_size}\0{info.st_mtime_ns}".encode())
+        finally:
+            os.close(fd)
         return prefix + digest.hexdigest()
     except OSError as exc:  # gone or unreadable now: a value of its own, never "unchanged"
         return prefix + f"error:{exc.errno}"
