@@ -18,7 +18,7 @@ from swebash_py import startup_gc
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
-from swebash_py.config import Settings, managed_source
+from swebash_py.config import Settings
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
@@ -139,7 +139,7 @@ def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,
                           host_allow=host_rules_from(settings),
                           preview_mode=lambda pending, mode: _preview_mode(pending, mode,
                                                                            settings),
-                          mode_fixed_by=managed_source("approval") or "")
+                          mode_fixed_by=settings.gate.fixed_by("approval"))
 
 
 def _terminal_asker(suspend: Suspend | None) -> Asker | None:

@@ -23,6 +23,7 @@ from swebash_py.paths import config_path
 
 if TYPE_CHECKING:
     from swebash_py.project.loading import ProjectStatus
+    from swebash_py.settings_gate import SettingsGate
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
@@ -146,6 +147,21 @@ class Settings(Table, dict=True):  # dict: room for the run's project status, no
         self.__dict__["_project"] = status
 
     @property
+    def gate(self) -> SettingsGate:
+        """The one gate a later change of these settings goes through (the
+        managed policy read at load; read now for settings built otherwise)."""
+        gate: SettingsGate | None = self.__dict__.get("_gate")
+        if gate is None:
+            from swebash_py.managed import ManagedPolicy
+            from swebash_py.settings_gate import SettingsGate
+
+            gate = self.__dict__["_gate"] = SettingsGate(ManagedPolicy.load(), _notice)
+        return gate
+
+    def set_gate(self, gate: SettingsGate) -> None:
+        self.__dict__["_gate"] = gate
+
+    @property
     def resolved_model(self) -> str:
         """The model to use: the configured one, else one whose key is set."""
         return self.model or default_model()
@@ -198,7 +214,8 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
             data["sandbox"] = {**(section if isinstance(section, dict) else {}), "mode": value}
         elif value is not None:
             data[key] = value
-    data = _managed(data, flags or {})
+    gate = _gate()
+    data = gate.merge(data, flags or {})
     try:
         settings = Settings.from_data(data)
     except msgspec.ValidationError as exc:
@@ -214,6 +231,7 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
         raise ConfigError(f"config error: {source}: key 'tools.workspace': no such directory: "
                           f"{configured}")
     settings.set_project(status)
+    settings.set_gate(gate)
     return settings
 
 
@@ -223,15 +241,12 @@ def _workspace_of(data: dict[str, Any]) -> Path:
     return Path(str(configured) if configured else Path.cwd()).expanduser().resolve()
 
 
-def _managed(data: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
-    """Lay the managed policy (``managed.py``) over everything else, if there is one."""
-    from swebash_py import managed
+def _gate() -> SettingsGate:
+    """The gate with the managed policy in force (``settings_gate``)."""
+    from swebash_py.managed import ManagedPolicy
+    from swebash_py.settings_gate import SettingsGate
 
-    path = managed.managed_path()
-    fixed = read_config_file(path)
-    if not fixed:
-        return data
-    return managed.apply(data, flags, fixed, path, _notice)
+    return SettingsGate(ManagedPolicy.load(), _notice)
 
 
 def _notice(message: str) -> None:
@@ -270,15 +285,10 @@ def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
 
 def managed_source(key: str) -> str | None:
     """The managed policy file, when it sets ``key`` (a dotted path)."""
-    from swebash_py import managed
+    from swebash_py.managed import ManagedPolicy
 
-    path = managed.managed_path()
     try:
-        table: Any = read_config_file(path)
+        policy = ManagedPolicy.load()
     except ConfigError:
         return None
-    for part in key.split("."):
-        if not isinstance(table, dict) or part not in table:
-            return None
-        table = table[part]
-    return f"managed policy {path}"
+    return policy.source if policy.value(key) is not None else None

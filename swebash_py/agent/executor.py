@@ -276,7 +276,9 @@ class ToolExecutor:
         except PreviewUnavailable as exc:
             note = f"no preview for this command: {exc}"
             self._emit(Notice(note))
-            if verdict.preview == "first":
+            if verdict.partly_listed:  # no question: it runs read-only (sandbox.grant)
+                verdict = dataclasses.replace(verdict, action="allow", preview="", grant="read")
+            elif verdict.preview == "first":
                 verdict = await self._approver.ask(pending, dataclasses.replace(
                     verdict, preview="", warnings=[*verdict.warnings, note]))
             self._emit(ApprovalEvent(call.id, call.name,

@@ -120,7 +120,19 @@ class PolicyApprover:
                 result.label = "user-always"  # a rule the user's "always" answer made
         if result.action == "ask" and grant == "write":  # a question: a preview first?
             result.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
+        elif result.action == "allow" and result.partly_listed and grant == "read":
+            result = self._as_preview(pending, result)
         return result
+
+    def _as_preview(self, pending: PendingCall, result: Verdict) -> Verdict:
+        """A command rules admitted only in part, the read-only list the rest: the
+        list's word never grants a write. Where previews work it runs as one (a
+        preview that changes nothing asks nothing; one that does asks), else it
+        keeps its read-only grant."""
+        preview = self._preview_mode(pending, self.mode)
+        if not preview:
+            return result
+        return replace(result, action="ask", preview=preview, grant="write")  # type: ignore[arg-type]
 
     async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         from swebash_py.approvals.decision import Verdict
@@ -184,6 +196,9 @@ class PolicyApprover:
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
+        if verdict.partly_listed:  # rules for the rest, or --yes, would let it write
+            return (f"{verdict.reason}: its changes need the user's answer and there is no "
+                    "terminal to ask on (rerun with --yes, or add allow rules for all of it)")
         if verdict.by == "rule" or self.mode == "yolo":  # --yes would not answer it either
             return (f"{verdict.reason}: that needs a question, and there is no terminal to "
                     "ask on (--yes does not answer it)")

@@ -67,8 +67,19 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
         return out("allow", "mode", "yolo mode")
     if mode not in ("ask", "auto-edit"):  # strict, and anything unknown: fail closed
         return out("ask", "mode", f"{mode} mode asks before every call")
-    used = rules.allowing(tool_name, paths, analysis, workspace,
-                          lambda argv: sandboxed and is_read_only_command(argv, workspace))
+    listed: list[list[str]] = []  # simple commands no rule admits, only the list
+
+    def by_list(argv: list[str]) -> bool:
+        if sandboxed and is_read_only_command(argv, workspace):
+            listed.append(argv)
+            return True
+        return False
+
+    used = rules.allowing(tool_name, paths, analysis, workspace, by_list)
+    if used and listed:  # the list's judgment is never what grants a write (sandbox.grant)
+        return Decision("allow", "rule", "partly allowed by " + ", ".join(r.text for r in used)
+                        + ", the rest only by the read-only command list (which never "
+                        "grants a write)", warnings, partly_listed=True)
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
@@ -124,7 +135,7 @@ def is_read_only_command(argv: list[str], workspace: Path) -> bool:
     """True for a short list of commands that only read, without writing flags,
     and only about paths inside the workspace."""
     name, rest = argv[0], argv[1:]
-    if name not in _SAFE or any(UNKNOWN in a or a.startswith("--output") for a in argv):
+    if name not in _SAFE or any(UNKNOWN in a or _long_option(a, "output") for a in argv):
         return False
     if not _flags_ok(name, rest):
         return False
@@ -137,13 +148,13 @@ def _flags_ok(name: str, rest: list[str]) -> bool:
     short = "".join(a[1:] for a in rest if a.startswith("-") and not a.startswith("--"))
     positional = [a for a in rest if not a.startswith("-")]
     if name == "sort":
-        return "o" not in short and not any(a.startswith("--compress") for a in rest)
+        return "o" not in short and not any(_long_option(a, "compress-program") for a in rest)
     if name == "uniq":
         return len(positional) <= 1
     if name == "find":
         return not _FIND_WRITES & set(rest)
     if name == "date":
-        return "s" not in short and not any(a.startswith("--set") for a in rest)
+        return "s" not in short and not any(_long_option(a, "set") for a in rest)
     if name in ("tree", "file"):
         return "o" not in short and "C" not in short
     if name == "git":
@@ -154,6 +165,15 @@ def _flags_ok(name: str, rest: list[str]) -> bool:
             return not any(f.startswith(_GIT_BRANCH_WRITES) or not f.startswith("-")
                            for f in flags)
     return True
+
+
+def _long_option(arg: str, name: str) -> bool:
+    """True when ``arg`` is the long option ``--name``, or any abbreviation of it
+    (getopt_long takes an unambiguous prefix: ``sort --outp=F`` is ``--output``)."""
+    if not arg.startswith("--"):
+        return False
+    word = arg[2:].split("=", 1)[0]
+    return bool(word) and (name.startswith(word) or word.startswith(name))
 
 
 def _path_ok(word: str, workspace: Path) -> bool:

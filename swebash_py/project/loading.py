@@ -1,8 +1,10 @@
 """Whether a project's ``.swebash/`` counts, and what it adds to the settings.
 
 Decided once per run, before the settings are built: remembered answers
-count; on a terminal an unanswered folder is asked about (once: the answer
-is remembered); with no terminal it stays untrusted unless ``--trust``.
+count while the settings hold what they held when trusted (``fingerprint``);
+on a terminal an unanswered folder, or a trusted one whose settings changed,
+is asked about (the difference shown; the answer remembered); with no
+terminal it stays untrusted unless ``--trust``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from swebash_py.project import trust
-from swebash_py.project.settings import config_file, read_project_config
+from swebash_py.project.fingerprint import describe_contents, take
+from swebash_py.project.settings import read_project_config
+
+__all__ = ["ProjectStatus", "describe_contents", "project_decider", "resolve_project"]
 
 
 @dataclass
@@ -34,8 +39,11 @@ class ProjectStatus:
         return self.root / trust.PROJECT_DIR / "commands"
 
 
-Ask = Callable[[Path], bool | None]
+# the question: the folder, and what changed since it was trusted ([]: never asked)
+Ask = Callable[[Path, list[str]], bool | None]
 NO_TERMINAL = "not trusted (no terminal to ask on; pass --trust to use it)"
+CHANGED = ("its settings changed since you trusted it ({what}); not used until you are "
+           "asked again on a terminal (or pass --trust)")
 
 
 def resolve_project(workspace: Path, *, trust_flag: bool = False,
@@ -45,67 +53,60 @@ def resolve_project(workspace: Path, *, trust_flag: bool = False,
     if root is None:
         return ProjectStatus()
     remembered = trust.answer_for(root)
+    seen = take(root, lines=False)
+    changed = trust.changes(root, seen) if remembered == "trusted" else []
     if trust_flag:
         status = ProjectStatus(root, True, "--trust")
-    elif remembered == "trusted":
+    elif remembered == "trusted" and not changed:
         status = ProjectStatus(root, True, "trusted")
     elif remembered == "declined":
         status = ProjectStatus(root, False, "you chose not to trust it "
                                             "(ai config trust revoke to be asked again)")
     else:
-        answer = ask(root) if ask is not None else None
+        answer = ask(root, changed) if ask is not None else None
         if answer is None:  # no terminal to ask on (or no answer): not this time
-            status = ProjectStatus(root, False, NO_TERMINAL)
+            reason = CHANGED.format(what="; ".join(changed[:3]) + (
+                f"; {len(changed) - 3} more" if len(changed) > 3 else "")) if changed else (
+                NO_TERMINAL)
+            status = ProjectStatus(root, False, reason)
         else:
-            trust.remember(root, "trusted" if answer else "declined")
+            trust.remember(root, "trusted" if answer else "declined", seen)
             status = ProjectStatus(root, answer, "trusted" if answer else "not trusted")
     if status.trusted:
         status.config = read_project_config(root)
+        if status.reason != "--trust" and take(root, lines=False).digest != seen.digest:
+            # changed while it was being asked about or read: what was trusted is not this
+            status = ProjectStatus(root, False, "its settings changed while they were read; "
+                                                "not used this time")
     return status
 
 
-def describe_contents(root: Path) -> list[str]:
-    """What a project's ``.swebash/`` holds, for the trust question."""
-    lines: list[str] = []
-    try:
-        raw = read_project_config(root)
-    except Exception as exc:  # shown, never fatal, before trust
-        return [f"{config_file(root)}: {exc}"]
-    from swebash_py.render.sanitize import one_line
+def question_lines(root: Path, changed: list[str]) -> list[str]:
+    """The trust question's text: what the folder holds, or what changed in it."""
+    from swebash_py.render.sanitize import neutralize, one_line
 
-    for name, server in (raw.get("mcp_servers") or {}).items():
-        if isinstance(server, dict):
-            what = server.get("url") or " ".join(
-                [str(server.get("command", "")), *map(str, server.get("args") or [])])
-            lines.append(one_line(f"MCP server {name}: {what}", 160))
-    for key in ("allow", "deny"):
-        for rule in (raw.get("permissions") or {}).get(key) or []:
-            lines.append(one_line(f"{key} rule: {rule}", 160))
-    for key in ("pre_tool", "post_tool"):
-        for hook in (raw.get("hooks") or {}).get(key) or []:
-            lines.append(one_line(f"{key} hook: {hook}", 160))
-    commands = root / trust.PROJECT_DIR / "commands"
-    if commands.is_dir():
-        names = sorted(p.stem for p in commands.glob("*.md"))
-        if names:
-            lines.append(one_line("commands: " + ", ".join("/" + n for n in names), 160))
-    return lines
+    where = f"{neutralize(str(root))}/{trust.PROJECT_DIR}/"
+    if changed:
+        return [f"This folder's swebash settings changed since you trusted them: {where}",
+                *(f"  {one_line(line, 160)}" for line in changed[:40]),
+                *([f"  … {len(changed) - 40} more"] if len(changed) > 40 else []),
+                "They can run programs (MCP servers, hooks) and allow tool calls.",
+                "Trust this folder again? [y]es / [n]o: "]
+    contents = describe_contents(root)
+    return [f"This folder has its own swebash settings: {where}",
+            *(f"  {line}" for line in contents or ["(nothing that applies)"]),
+            "They can run programs (MCP servers, hooks) and allow tool calls.",
+            "Trust this folder? [y]es / [n]o: "]
 
 
-def ask_on_terminal(root: Path) -> bool | None:
+def ask_on_terminal(root: Path, changed: list[str]) -> bool | None:
     """Put the trust question on the controlling terminal; None when it cannot."""
-    from swebash_py.render.sanitize import neutralize
-
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     except OSError:
         return None
-    lines = [f"This folder has its own swebash settings: {neutralize(str(root))}/"
-             f"{trust.PROJECT_DIR}/",
-             *(f"  {line}" for line in describe_contents(root) or ["(nothing that applies)"]),
-             "They can run programs (MCP servers, hooks) and allow tool calls."]
     try:
-        os.write(fd, ("\r\n".join(["", *lines, "Trust this folder? [y]es / [n]o: "])).encode())
+        os.write(fd, ("\r\n".join(["", *question_lines(root, changed)])).encode())
         answer = os.read(fd, 1024).decode("utf-8", errors="replace")  # one canonical line
     except (KeyboardInterrupt, OSError):
         return None
@@ -119,15 +120,16 @@ def ask_on_terminal(root: Path) -> bool | None:
 def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
     """How a question or the REPL decides whether the folder's ``.swebash/`` counts:
     ``--trust``, a remembered answer, or a question on the terminal."""
-    def ask(root: Path) -> bool | None:
+    def ask(root: Path, changed: list[str]) -> bool | None:
         from swebash_py import early_prompt
 
         early_prompt.hand_over()  # the question would print after the plain prompt
-        return ask_on_terminal(root)
+        return ask_on_terminal(root, changed)
 
     def decide(workspace: Path) -> ProjectStatus:
         status = resolve_project(workspace, trust_flag=trust_flag, ask=ask)
-        if status.reason == NO_TERMINAL:
+        if status.root is not None and not status.trusted and status.reason.startswith(
+                ("not trusted (no terminal", "its settings changed")):
             sys.stderr.write(f"ai: note: {status.root}/{trust.PROJECT_DIR}/ is not used: "
                              f"{status.reason}\n")
         return status

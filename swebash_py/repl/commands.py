@@ -149,8 +149,11 @@ class SlashCommands:
                 self.repl.say(f"note: {arg} is not in the model table: its context window "
                               "and price are unknown (check the name if that is a surprise)",
                               "yellow")
-            agent.options.model = arg
-            self.repl.recorder.model = arg
+            if refused := self._through_gate("model", arg):
+                self.repl.say(refused, "yellow")
+            else:
+                agent.options.model = arg
+                self.repl.recorder.model = arg
         route = self.repl.runtime.client.route_for(agent.options.model, agent.options.api_base)
         self.repl.say(f"model: {agent.options.model} ({route.describe()})")
         if route.backend == "litellm":
@@ -162,24 +165,34 @@ class SlashCommands:
             if arg not in APPROVAL_MODES:
                 self.repl.say(f"unknown mode {arg}: use {', '.join(APPROVAL_MODES)}", "red")
                 return
-            if (fixed := approver.mode_fixed_by) and arg != approver.mode:
-                self.repl.say(f"approval: {approver.mode} (fixed to {approver.mode} by the "
-                              f"{fixed})", "yellow")
-                return
-            approver.mode = arg
+            if refused := self._through_gate("approval", arg):
+                self.repl.say(refused, "yellow")
+            else:
+                approver.mode = arg
         self.repl.say(f"approval: {approver.mode}")
 
     async def cmd_sandbox(self, arg: str) -> None:
         from swebash_py.repl.sandbox_notice import describe
 
-        section = self.repl.settings.sandbox
         if arg:
             if arg not in SANDBOX_MODES:
                 self.repl.say(f"unknown sandbox mode {arg}: use {', '.join(SANDBOX_MODES)}",
                               "red")
                 return
-            section.change(mode=arg)  # checked like the file (and above, for the words)
+            if refused := self._through_gate("sandbox.mode", arg):
+                self.repl.say(refused, "yellow")
         self.repl.say(describe(self.repl.settings))
+
+    def _through_gate(self, key: str, value: str) -> str | None:
+        """Change setting ``key`` through the one settings gate (the managed policy
+        is applied there, and nowhere here); the refusal line, or None when set."""
+        import msgspec
+
+        asked_as = f"/{key.split('.')[0]} {value}"
+        try:
+            return self.repl.settings.gate.change(self.repl.settings, key, value, asked_as)
+        except msgspec.ValidationError as exc:  # nothing was set
+            return f"{asked_as} ignored: {exc}"
 
     async def cmd_tools(self, _arg: str) -> None:
         from swebash_py.cli.commands.tools_cmd import confirmation

@@ -69,6 +69,11 @@ def show(repl: Repl, path: Path, has_dir: bool) -> None:
         return
     for line in describe_contents(path):
         repl.say(f"  {line}", "dim")
+    if changed := trust.changes(path):  # trust binds to what the settings held
+        repl.say("its settings changed since you trusted them (asked again at start; "
+                 "/trust add trusts them as they are now):", "yellow")
+        for line in changed:
+            repl.say(f"  {line}", "yellow")
     used = in_use(repl)
     repl.say(f"its {trust.PROJECT_DIR}/ settings are "
              + ("used in this session" if used else "not used in this session"), "dim")

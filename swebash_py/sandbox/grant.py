@@ -9,6 +9,10 @@
   tool's own must-ask or an unaccountable part is still asked.
 * Otherwise: what ran only because the read-only command list allowed it gets
   the ``read`` grant; whatever a user, an allow rule or yolo allowed, ``write``.
+  A command allow rules admit only in part (the rest only by the list, e.g.
+  ``echo x | sort --outp=F`` under ``echo *``) gets ``read`` too: the list's
+  judgment never grants a write. The approver runs it as a preview instead
+  where previews work (a write shown and asked about first).
 """
 
 from __future__ import annotations
@@ -37,8 +41,9 @@ def host_rules(patterns: list[str]) -> RuleSet:
 
 
 def grant_of(decision: Decision) -> Grant:
-    """read for the built-in read-only list, write for everything else allowed."""
-    if decision.action == "allow" and decision.read_only_list:
+    """read for what the built-in read-only list allowed (alone or in part), write
+    for everything else allowed."""
+    if decision.action == "allow" and (decision.read_only_list or decision.partly_listed):
         return "read"
     return "write"
 

@@ -49,6 +49,9 @@ MUST_ASK = [
     "find . -delete", "find . -exec rm {} \\;", "find . -execdir rm {} +", "find . -fprint out",
     "git -c core.pager=x status", "git diff --output=x", "git log --output=/tmp/x",
     "sort -o x y", "sort -uo x y", "rg --pre sh x", "git branch -D main", "git branch newname",
+    # getopt_long's abbreviations of those flags (issue #27)
+    "sort --outp=F", "sort --o F x", "sort --co=sh x", "sort --compress-prog sh x",
+    "date --se=2020-01-01", "git diff --outp=x",
     # control characters, invisible and look-alike characters
     "ls\rrm x", "ls\x1b[2K; rm x", "ls\x07", "ls\x7f", "ls\x85rm x", "ls\u2028rm x",
     "ls\u200b", "ls\u202e x", "\u217cs", "\uff4c\uff53", "ls \\\nrm x",
@@ -82,6 +85,7 @@ MAY_PASS = [
     "find . -name '*.py'", "if ls; then echo yes; fi", "ls\necho hi", "echo hi >/dev/null",
     "pwd", "echo rm -rf /", "echo HEAD@{1}", "git branch -a", "ls -la 2>/dev/null || echo none",
     "cat <<EOF\n$(ls)\nEOF", "cat <<EOF\nplain \\$(rm x)\nEOF",
+    "sort --reverse x", "sort -u --stable x", "date --utc",  # the twins of the abbreviations
 ]
 
 

@@ -212,3 +212,4 @@ def test_a_decision_says_whether_only_the_read_only_list_allowed_it(
                       RuleSet.from_lists(allow), ws)
     assert decision.action == "allow"
     assert decision.read_only_list is read_only_list
+    assert decision.partly_listed is (command == "ls && npm test")  # the rest only by the list

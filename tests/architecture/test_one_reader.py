@@ -26,7 +26,9 @@ ALLOWED = {
     ("swebash_py.config", "read_config_file"): "our config file (settings, not model context)",
     ("swebash_py.approvals.remembered", "_read"): "our approvals.json in the data dir",
     ("swebash_py.approvals.remembered", "_locked"): "the lock file beside approvals.json",
-    ("swebash_py.project.trust", "answers"): "our trust store in the data dir",
+    ("swebash_py.project.trust", "_records"): "our trust store in the data dir",
+    ("swebash_py.project.fingerprint", "_entry"): "digests .swebash/ files to bind trust "
+                                                  "to them (hashed, never shown or sent)",
     ("swebash_py.project.trust", "_write"): "writes our trust store",
     ("swebash_py.team.host", "_host_id"): "our host id file in the data dir",
     ("swebash_py.images", "load"): "an image we stored (content-addressed) in the data dir",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.application import create_app_session
@@ -158,5 +159,31 @@ async def test_approval_fixed_by_a_managed_policy_cannot_be_changed(
     Path(os.environ["SWEBASH_MANAGED_CONFIG"]).write_text('approval = "strict"\n')
     out = await drive(fake_provider, ["/approval yolo", "/approval"], capsys)
     assert "approval: yolo" not in out  # the twin: test_slash_commands switches freely
-    assert "fixed to strict by the managed policy" in out
+    assert "/approval yolo ignored: approval is fixed to 'strict' by the managed policy" in out
     assert out.count("approval: strict") == 2
+
+
+async def test_trust_shows_what_changed_since_the_folder_was_trusted(
+        fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str], workspace: Path) -> None:
+    from swebash_py.project import trust
+
+    (workspace / ".swebash").mkdir()
+    (workspace / ".swebash" / "config.toml").write_text("")
+    trust.remember(workspace, "trusted")
+    (workspace / ".swebash" / "config.toml").write_text('[hooks]\npre_tool = ["touch x"]\n')
+    out = await drive(fake_provider, ["/trust"], capsys)
+    assert "its settings changed since you trusted them" in out
+    assert "+ pre_tool hook: touch x" in out and "changed: .swebash/config.toml" in out
+
+
+async def test_trust_of_an_unchanged_folder_says_no_change(
+        fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str], workspace: Path) -> None:
+    """The twin: trusted as it is: nothing said about a change."""
+    from swebash_py.project import trust
+
+    (workspace / ".swebash").mkdir()
+    (workspace / ".swebash" / "config.toml").write_text('[hooks]\npre_tool = ["touch x"]\n')
+    trust.remember(workspace, "trusted")
+    out = await drive(fake_provider, ["/trust"], capsys)
+    assert f"{workspace}: trusted" in out and "pre_tool hook: touch x" in out
+    assert "changed since you trusted" not in out

@@ -46,9 +46,9 @@ def test_read_only_list_runs_read_only_and_only_inside_a_sandbox(workspace: Path
 def test_allow_rule_and_yolo_get_workspace_write(workspace: Path) -> None:
     by_rule = approver(workspace, allow=("run_command(make)",)).check(pending(workspace, "make"))
     assert (by_rule.action, by_rule.grant) == ("allow", "write")
-    part = approver(workspace, allow=("run_command(make)",)).check(
-        pending(workspace, "make && ls"))
-    assert (part.action, part.grant) == ("allow", "write")
+    whole = approver(workspace, allow=("run_command(make)", "run_command(ls *)")).check(
+        pending(workspace, "make && ls -la"))
+    assert (whole.action, whole.grant) == ("allow", "write")  # rules admit every part
     yolo = approver(workspace, "yolo").check(pending(workspace, "ls"))
     assert (yolo.action, yolo.grant) == ("allow", "write")
 
@@ -131,3 +131,25 @@ def test_host_allow_does_not_cover_unaccountable_parts(workspace: Path) -> None:
     host = approver(workspace, host=("echo:*", "bash:*"))
     verdict = host.check(pending(workspace, "echo 'touch x' | bash"))
     assert verdict.action == "ask" and verdict.grant != "host"
+
+
+def test_a_command_rules_admit_only_in_part_never_gets_a_write(workspace: Path) -> None:
+    """``make && ls`` under a ``make`` rule: ``ls`` is admitted only by the read-only
+    list, so the whole runs read-only where no preview can run (it used to be
+    granted workspace-write)."""
+    part = approver(workspace, allow=("run_command(make)",)).check(
+        pending(workspace, "make && ls"))
+    assert (part.action, part.grant, part.partly_listed) == ("allow", "read", True)
+    misjudged = approver(workspace, allow=("run_command(echo *)",)).check(
+        pending(workspace, "echo x | sort --outp=F"))  # the list no longer misjudges it
+    assert (misjudged.action, misjudged.grant) == ("ask", "write")
+
+
+def test_where_previews_work_a_part_admitted_command_runs_as_one(workspace: Path) -> None:
+    previewing = PolicyApprover("ask", RuleSet.from_lists(("run_command(touch:*)",)),
+                                workspace, None, preview_mode=lambda _p, _m: "first")
+    verdict = previewing.check(pending(workspace, "touch F && ls"))
+    assert (verdict.action, verdict.preview, verdict.grant) == ("ask", "first", "write")
+    assert verdict.partly_listed
+    whole = previewing.check(pending(workspace, "touch F"))  # the twin: rules admit it all
+    assert (whole.action, whole.preview, whole.grant) == ("allow", "", "write")
