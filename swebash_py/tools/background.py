@@ -69,15 +69,12 @@ def _parent_death_hook() -> Callable[[], None] | None:
 
 async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
                         pass_fds: Sequence[int] = ()) -> asyncio.subprocess.Process:
-    """The default spawner: a new session, output merged into one pipe;
-    ``pass_fds`` stay open in the child (the sandbox's seccomp filter)."""
-    from swebash_py.tools.proc import CHUNK
+    """The default spawner: the process owner's (``proc.start``), output merged
+    into one pipe; ``pass_fds`` stay open in the child (the seccomp filter)."""
+    from swebash_py.tools import proc
 
-    return await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True, limit=CHUNK, preexec_fn=_parent_death_hook(),
-        pass_fds=tuple(pass_fds))
+    return await proc.start(argv, cwd=cwd, env=env, merge_stderr=True,
+                            pass_fds=pass_fds, preexec_fn=_parent_death_hook())
 
 
 @dataclass
@@ -176,13 +173,15 @@ class JobTable:
             await asyncio.wait_for(asyncio.shield(job.tasks[1]), seconds)
 
     async def _pump(self, job: Job) -> None:
-        from swebash_py.tools.proc import CHUNK
+        from swebash_py.tools.proc import pump
 
         stream = job.proc.stdout
         assert stream is not None
-        while data := await stream.read(CHUNK):
+
+        def keep(data: bytes) -> None:
             job.fresh.add(data)
             job.total += len(data)
+        await pump(stream, keep)
 
     async def _watch(self, job: Job) -> None:
         """Notice the exit; drain the pipe briefly; kill what the command left behind."""

@@ -1,17 +1,28 @@
-"""Run a process in its own process group with bounded capture and a timeout.
+"""The one owner of the tools' child processes: spawning, pipes, kill, reaping.
 
-* stdout and stderr are read concurrently, in 64 KiB chunks, into one
-  ``Capture`` that keeps the first and last N bytes and only counts the middle,
-  so ``yes`` cannot grow memory;
-* decoded text is passed to ``on_output`` through a ``Throttle`` (at most one
-  call per 50 ms; when output outruns it, only the newest 8 KiB is kept), so a
-  slow consumer cannot grow memory either;
-* on timeout the group gets SIGTERM, then SIGKILL after ``grace`` seconds;
+Every process a tool starts (``run_command`` through the sandbox's runner,
+background commands, ripgrep for ``search_files``) is spawned by ``start`` and
+ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
+
+* each child leads its own process group (a new session), stdin /dev/null;
+* its pipes are read all the time (``pump``), whatever the caller still
+  wants: past a cap the bytes are counted and dropped, never left in the pipe,
+  so a child can never block on a full pipe and miss its own end;
+* ``run_process`` keeps the first and last N bytes in one ``Capture`` (the
+  middle only counted, so ``yes`` cannot grow memory) and passes decoded text to
+  ``on_output`` through a ``Throttle`` (at most one call per 50 ms, the newest
+  8 KiB kept);
+* on timeout the group gets SIGTERM, then SIGKILL after ``grace`` seconds
+  (``terminate``);
+* reaping never waits on a pipe (``wait_exit`` polls the exit status that
+  asyncio's child watcher sets; ``proc.wait()`` also waits for EOF on the
+  pipes, which a paused transport or a background child can withhold forever);
 * once the main process has exited, the pipes are drained for ``drain``
-  seconds, then the rest of the group (background children such as
-  ``sleep 60 &``) is killed and reading stops: nothing hangs, nothing survives
-  (except a process that left the group with ``setsid``);
-* cancellation kills the group too.
+  seconds, then the rest of the group (``sleep 60 &``) is killed and reading
+  stops: nothing hangs, nothing survives (a process that left the group with
+  ``setsid`` is found through the process tree: ``kill_group_tree``);
+* cancellation kills the group too, and the transport is closed while the
+  loop runs (``release``).
 """
 
 from __future__ import annotations
@@ -132,11 +143,20 @@ class Throttle:
                 self.sink(text)
 
 
+async def pump(stream: asyncio.StreamReader, sink: Callable[[bytes], None]) -> None:
+    """Read ``stream`` to its end, every chunk to ``sink``: the one reading loop,
+    so no child is ever left writing into a pipe nobody reads."""
+    while data := await stream.read(CHUNK):
+        sink(data)
+
+
 async def _pump(stream: asyncio.StreamReader, capture: Capture, throttle: Throttle) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    while data := await stream.read(CHUNK):
+
+    def sink(data: bytes) -> None:
         capture.add(data)
         throttle.feed(decoder.decode(data))
+    await pump(stream, sink)
     throttle.feed(decoder.decode(b"", final=True))
 
 
@@ -153,11 +173,12 @@ def kill_group_tree(pgid: int) -> None:
     signal_group(pgid, signal.SIGKILL)
 
 
-async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
+async def wait_exit(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     """Whether the process exits within ``seconds``.
 
-    Not ``proc.wait()``: before Python 3.12 it also waits for the pipes to
-    close, which a background child can hold open forever. The exit status is
+    Not ``proc.wait()``: it wakes only once every pipe has closed too, which a
+    background child can withhold forever, and so can a reader that paused its
+    transport (a full buffer nobody reads never sees the EOF). The exit status is
     set by asyncio's child watcher; polled with a backoff capped at 20 ms.
     """
     loop = asyncio.get_running_loop()
@@ -172,7 +193,7 @@ async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     return True
 
 
-def _close_transport(proc: asyncio.subprocess.Process) -> None:
+def release(proc: asyncio.subprocess.Process) -> None:
     """Close the process's pipes and transport now, while the loop runs:
     left to the garbage collector (a turn cancelled by a signal, then
     ``asyncio.run`` closing the loop) it fails with "Event loop is closed".
@@ -181,6 +202,34 @@ def _close_transport(proc: asyncio.subprocess.Process) -> None:
     if transport is not None:
         with contextlib.suppress(Exception):
             transport.close()
+
+
+async def start(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str],
+                merge_stderr: bool = False, pass_fds: Sequence[int] = (),
+                preexec_fn: Callable[[], None] | None = None) -> asyncio.subprocess.Process:
+    """Spawn ``argv`` as the leader of a new session, stdin /dev/null, stdout and
+    stderr piped (``merge_stderr``: one pipe). Cancelled while spawning, the child
+    is killed before the cancellation goes on: the group must not live on."""
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
+        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds), preexec_fn=preexec_fn))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            kill_group_tree((await spawn).pid)
+        raise
+
+
+async def terminate(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM to the group; after ``grace`` seconds SIGKILL to it and to every
+    descendant; returns once the leader's exit status is known (or 10 s passed)."""
+    signal_group(proc.pid, signal.SIGTERM)
+    if not await wait_exit(proc, grace):
+        kill_group_tree(proc.pid)
+        await wait_exit(proc, 10.0)
 
 
 async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
@@ -193,17 +242,8 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
     """Run ``argv`` to completion (or timeout) and return what it did.
 
     ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned."""
-    start = time.monotonic()
-    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds)))
-    try:
-        proc = await asyncio.shield(spawn)
-    except asyncio.CancelledError:  # cancelled while starting: the group must not live on
-        with contextlib.suppress(Exception):
-            kill_group_tree((await spawn).pid)
-        raise
+    start_time = time.monotonic()
+    proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds)
     on_start(proc.pid)
     capture, throttle = Capture(head, tail), Throttle(on_output)
     assert proc.stdout is not None and proc.stderr is not None
@@ -211,12 +251,9 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                for s in (proc.stdout, proc.stderr)]
     timed_out = leftovers = False
     try:
-        if not await _wait(proc, timeout):
+        if not await wait_exit(proc, timeout):
             timed_out = True
-            signal_group(proc.pid, signal.SIGTERM)
-            if not await _wait(proc, grace):
-                kill_group_tree(proc.pid)
-                await _wait(proc, 10.0)
+            await terminate(proc, grace)
         _done, pending = await asyncio.wait(readers, timeout=drain)
         signal_group(proc.pid, signal.SIGKILL)
         leftovers = bool(pending)
@@ -228,8 +265,8 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
         signal_group(proc.pid, signal.SIGKILL)  # no-op unless cancelled or leftovers
         for task in readers:
             task.cancel()
-        _close_transport(proc)
+        release(proc)
         throttle.flush()
     returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
-    return ProcResult(returncode, timed_out, time.monotonic() - start, capture.text(),
+    return ProcResult(returncode, timed_out, time.monotonic() - start_time, capture.text(),
                       capture.total, capture.cut_bytes, capture.cut_lines, leftovers)
