@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from swebash_py.tools.proc import Capture
+    from swebash_py.tools.capture import Capture
 
 # (argv, cwd, env[, pass_fds]) -> the process
 Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
@@ -94,7 +94,7 @@ class Job:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from swebash_py.tools.proc import Capture
+        from swebash_py.tools.capture import Capture
 
         self.fresh = Capture(self.head, self.tail)
 
@@ -111,7 +111,7 @@ class Job:
         command runs, an end that could be the start of a secret value waits for
         the next call (the value is redacted whole, never shown in two pieces)."""
         from swebash_py.sandbox.values import secret_bytes
-        from swebash_py.tools.proc import Capture
+        from swebash_py.tools.capture import Capture
 
         held = self.fresh.hold_back(secret_bytes()) if self.running else b""
         text, size = self.fresh.text(), self.fresh.total - len(held)
@@ -185,7 +185,7 @@ class JobTable:
 
     async def _watch(self, job: Job) -> None:
         """Notice the exit; drain the pipe briefly; kill what the command left behind."""
-        from swebash_py.tools.proc import signal_group
+        from swebash_py.tools.proc import end_leftovers
 
         delay = 0.005
         while job.proc.returncode is None:
@@ -193,7 +193,7 @@ class JobTable:
             delay = min(delay * 2, 0.1)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(job.tasks[0]), DRAIN)
-        signal_group(job.pid, signal.SIGKILL)
+        end_leftovers(job.pid)
         job.ended = time.monotonic()
 
     def _forget_old(self) -> None:

@@ -21,6 +21,11 @@ ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
   seconds, then the rest of the group (``sleep 60 &``) is killed and reading
   stops: nothing hangs, nothing survives (a process that left the group with
   ``setsid`` is found through the process tree: ``kill_group_tree``);
+* each child lives in a cgroup of its own where one can be made
+  (``cgroups``): ending a command ends everything in it, setsid and double
+  forks included, even when the command killed its supervisor; where none
+  can be made, ``ai`` becomes a child subreaper and kills what it adopted when
+  it exits;
 * cancellation kills the group too, and the transport is closed while the
   loop runs (``release``).
 """
@@ -28,18 +33,24 @@ ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import codecs
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from swebash_py.sandbox.reaper import kill_tree
-from swebash_py.sandbox.values import clip_at_cut, partial_prefix
+from swebash_py.tools import cgroups
+from swebash_py.tools.capture import Capture as Capture  # re-exported: one import for callers
+from swebash_py.tools.capture import Throttle
 
 CHUNK = 65536
+_cgroup_of: dict[int, str] = {}  # leader pid -> its cgroup, until ended
+_adopting = False
 
 
 @dataclass
@@ -56,91 +67,6 @@ class ProcResult:
     @property
     def signal(self) -> int | None:
         return -self.returncode if self.returncode < 0 else None
-
-
-class Capture:
-    """The first ``head`` and last ``tail`` bytes of a stream; the middle counted."""
-
-    def __init__(self, head: int, tail: int) -> None:
-        self.head_limit, self.tail_limit = head, tail
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = self.cut_bytes = self.cut_lines = 0
-
-    def add(self, data: bytes) -> None:
-        self.total += len(data)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        self.tail += data
-        if len(self.tail) > 2 * self.tail_limit:
-            self._trim()
-
-    def _trim(self) -> None:
-        excess = len(self.tail) - self.tail_limit
-        if excess > 0:
-            self.cut_bytes += excess
-            self.cut_lines += self.tail.count(b"\n", 0, excess)
-            del self.tail[:excess]
-
-    def hold_back(self, values: list[bytes]) -> bytes:
-        """Remove and return the final bytes that could be the start of a secret
-        value: a reader that comes back later gets them with what follows."""
-        end = bytes(self.tail) if self.cut_bytes else bytes(self.head + self.tail)
-        k = partial_prefix(end, values)
-        held = end[len(end) - k:]
-        from_tail = min(k, len(self.tail))
-        del self.tail[len(self.tail) - from_tail:]
-        del self.head[len(self.head) - (k - from_tail):]
-        return held
-
-    def text(self) -> str:
-        self._trim()
-        if not self.cut_bytes:
-            return (self.head + self.tail).decode("utf-8", "replace")
-        # a secret value cut in two could not be redacted: its pieces go too
-        head_bytes, tail_bytes = clip_at_cut(bytes(self.head), bytes(self.tail))
-        head = head_bytes.decode("utf-8", "replace")
-        tail = tail_bytes.decode("utf-8", "replace")
-        marker = (f"\n[... {self.cut_bytes:,} bytes ({self.cut_lines:,} lines) of output cut "
-                  "from the middle ...]\n")
-        return head + marker + tail
-
-
-class Throttle:
-    """Passes text to ``sink`` at most every ``interval`` seconds, keeping the newest."""
-
-    def __init__(self, sink: Callable[[str], None], interval: float = 0.05,
-                 keep: int = 8192) -> None:
-        self.sink, self.interval, self.keep = sink, interval, keep
-        self.pending = ""
-        self.dropped = False
-        self.last = 0.0
-        self.handle: asyncio.TimerHandle | None = None
-
-    def feed(self, text: str) -> None:
-        if not text:
-            return
-        self.pending += text
-        if len(self.pending) > self.keep:
-            self.pending = self.pending[-self.keep:]
-            self.dropped = True
-        wait = self.last + self.interval - time.monotonic()
-        if wait <= 0:
-            self.flush()
-        elif self.handle is None:
-            self.handle = asyncio.get_running_loop().call_later(wait, self.flush)
-
-    def flush(self) -> None:
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None
-        if self.pending:
-            text = ("…\n" if self.dropped else "") + self.pending
-            self.pending, self.dropped, self.last = "", False, time.monotonic()
-            with contextlib.suppress(Exception):
-                self.sink(text)
 
 
 async def pump(stream: asyncio.StreamReader, sink: Callable[[bytes], None]) -> None:
@@ -168,9 +94,49 @@ def signal_group(pgid: int, sig: int) -> None:
 
 def kill_group_tree(pgid: int) -> None:
     """SIGKILL the group and every descendant of its leader (a reaper's orphans
-    included: it cannot clean up after SIGKILL)."""
+    included: it cannot clean up after SIGKILL), and all in its cgroup."""
     kill_tree(pgid)
     signal_group(pgid, signal.SIGKILL)
+    end_cgroup(pgid)
+
+
+def end_leftovers(pid: int) -> None:
+    """After the leader ended: SIGKILL what it left running, in its group and,
+    setsid or double fork, in its cgroup (a killed supervisor's orphans too)."""
+    signal_group(pid, signal.SIGKILL)
+    end_cgroup(pid)
+
+
+def end_cgroup(pid: int) -> None:
+    path = _cgroup_of.pop(pid, None)
+    if path is not None:
+        cgroups.kill(path)
+
+
+def _joining(path: str | None, then: Callable[[], None] | None) -> Callable[[], None] | None:
+    """The child's last step before exec: into its cgroup, then ``then``."""
+    if path is None:
+        return then
+
+    def hook() -> None:
+        cgroups.join(path)
+        if then is not None:
+            then()
+    return hook
+
+
+def _adopt_orphans() -> None:
+    """Without a cgroup: make ``ai`` a child subreaper, so what a killed
+    supervisor orphaned is ours, not init's, and is killed when we exit."""
+    global _adopting
+    if _adopting or not sys.platform.startswith("linux"):
+        return
+    _adopting = True
+    import ctypes  # here: only where no cgroup could be made
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        atexit.register(kill_tree, os.getpid())
 
 
 async def wait_exit(proc: asyncio.subprocess.Process, seconds: float) -> bool:
@@ -207,20 +173,35 @@ def release(proc: asyncio.subprocess.Process) -> None:
 async def start(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str],
                 merge_stderr: bool = False, pass_fds: Sequence[int] = (),
                 preexec_fn: Callable[[], None] | None = None) -> asyncio.subprocess.Process:
-    """Spawn ``argv`` as the leader of a new session, stdin /dev/null, stdout and
-    stderr piped (``merge_stderr``: one pipe). Cancelled while spawning, the child
-    is killed before the cancellation goes on: the group must not live on."""
+    """Spawn ``argv`` as the leader of a new session in a cgroup of its own
+    (``cgroups``; where none can be made, ``ai`` adopts orphans instead), stdin
+    /dev/null, stdout and stderr piped (``merge_stderr``: one pipe). Cancelled
+    while spawning, the child is killed before the cancellation goes on."""
+    cgroup = cgroups.child()
+    if cgroup is None:
+        _adopt_orphans()
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
-        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds), preexec_fn=preexec_fn))
+        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds),
+        preexec_fn=_joining(cgroup, preexec_fn)))
     try:
-        return await asyncio.shield(spawn)
+        child = await asyncio.shield(spawn)
     except asyncio.CancelledError:
         with contextlib.suppress(Exception):
-            kill_group_tree((await spawn).pid)
+            pid = (await spawn).pid
+            if cgroup is not None:
+                _cgroup_of[pid] = cgroup
+            kill_group_tree(pid)
         raise
+    except BaseException:
+        if cgroup is not None:
+            cgroups.kill(cgroup)
+        raise
+    if cgroup is not None:
+        _cgroup_of[child.pid] = cgroup
+    return child
 
 
 async def terminate(proc: asyncio.subprocess.Process, grace: float) -> None:
@@ -255,14 +236,14 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
             timed_out = True
             await terminate(proc, grace)
         _done, pending = await asyncio.wait(readers, timeout=drain)
-        signal_group(proc.pid, signal.SIGKILL)
+        end_leftovers(proc.pid)
         leftovers = bool(pending)
         if pending:
             await asyncio.wait(pending, timeout=drain)
     finally:
         if proc.returncode is None:  # cancelled
             kill_group_tree(proc.pid)
-        signal_group(proc.pid, signal.SIGKILL)  # no-op unless cancelled or leftovers
+        end_leftovers(proc.pid)  # no-op unless cancelled or leftovers
         for task in readers:
             task.cancel()
         release(proc)

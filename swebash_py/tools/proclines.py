@@ -85,7 +85,7 @@ async def stream_lines(argv: Sequence[str], *, cwd: str | os.PathLike[str],
     finally:
         if child.returncode is None:  # cancelled, or a leader that would not die
             proc.kill_group_tree(child.pid)
-        proc.signal_group(child.pid, signal.SIGKILL)
+        proc.end_leftovers(child.pid)
         for task in (*readers, enough):
             task.cancel()
         proc.release(child)
