@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from swebash_py.tools.capture import Capture
 
-# (argv, cwd, env[, pass_fds]) -> the process
+# (argv, cwd, env[, pass_fds][, contain=]) -> the process
 Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
 DEATH_SIGNAL = signal.SIGUSR1
 # $1 is the command. The shell waits for it; told that ``ai`` died, it kills
@@ -68,13 +68,16 @@ def _parent_death_hook() -> Callable[[], None] | None:
 
 
 async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
-                        pass_fds: Sequence[int] = ()) -> asyncio.subprocess.Process:
+                        pass_fds: Sequence[int] = (),
+                        contain: bool = False) -> asyncio.subprocess.Process:
     """The default spawner: the process owner's (``proc.start``), output merged
-    into one pipe; ``pass_fds`` stay open in the child (the seccomp filter)."""
+    into one pipe; ``pass_fds`` stay open in the child (the seccomp filter);
+    ``contain``: a host command, in a cgroup of its own (``proc.start``)."""
     from swebash_py.tools import proc
 
     return await proc.start(argv, cwd=cwd, env=env, merge_stderr=True,
-                            pass_fds=pass_fds, preexec_fn=_parent_death_hook())
+                            pass_fds=pass_fds, preexec_fn=_parent_death_hook(),
+                            contain=contain)
 
 
 @dataclass
@@ -144,13 +147,14 @@ class JobTable:
 
     async def start(self, argv: Sequence[str], command: str, cwd: str,
                     env: Mapping[str, str], head: int, tail: int,
-                    pass_fds: Sequence[int] = ()) -> Job:
+                    pass_fds: Sequence[int] = (), contain: bool = False) -> Job:
         running = [j for j in self._jobs.values() if j.running]
         if len(running) >= MAX_RUNNING:
             raise RuntimeError(f"{MAX_RUNNING} background commands are already running; "
                                "stop one first (stop_command)")
         # a spawner that takes no fds (a test's) gets none: the launch then has none
-        proc = await (self._spawn(argv, cwd, env, pass_fds) if pass_fds
+        proc = await (self._spawn(argv, cwd, env, pass_fds, contain=True) if contain
+                      else self._spawn(argv, cwd, env, pass_fds) if pass_fds
                       else self._spawn(argv, cwd, env))
         self._count += 1
         job = Job(f"bg{self._count}", command, proc, head, tail)

@@ -21,11 +21,13 @@ ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
   seconds, then the rest of the group (``sleep 60 &``) is killed and reading
   stops: nothing hangs, nothing survives (a process that left the group with
   ``setsid`` is found through the process tree: ``kill_group_tree``);
-* each child lives in a cgroup of its own where one can be made
-  (``cgroups``): ending a command ends everything in it, setsid and double
-  forks included, even when the command killed its supervisor; where none
-  can be made, ``ai`` becomes a child subreaper and kills what it adopted when
-  it exits;
+* a command outside the sandbox lives in a cgroup of its own where one can
+  be made (``cgroups``; inside, the sandbox's pid namespace does that):
+  ending it ends everything in it, setsid and double forks included, even
+  when the command killed its supervisor; where none can be made, ``ai``
+  becomes a child subreaper and kills what it adopted when it exits. Not for
+  every child: joining a cgroup before exec costs ~3-6 ms a spawn (no vfork,
+  and the kernel's cgroup migration);
 * cancellation kills the group too, and the transport is closed while the
   loop runs (``release``).
 """
@@ -172,13 +174,16 @@ def release(proc: asyncio.subprocess.Process) -> None:
 
 async def start(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str],
                 merge_stderr: bool = False, pass_fds: Sequence[int] = (),
-                preexec_fn: Callable[[], None] | None = None) -> asyncio.subprocess.Process:
-    """Spawn ``argv`` as the leader of a new session in a cgroup of its own
-    (``cgroups``; where none can be made, ``ai`` adopts orphans instead), stdin
-    /dev/null, stdout and stderr piped (``merge_stderr``: one pipe). Cancelled
-    while spawning, the child is killed before the cancellation goes on."""
-    cgroup = cgroups.child()
-    if cgroup is None:
+                preexec_fn: Callable[[], None] | None = None,
+                contain: bool = False) -> asyncio.subprocess.Process:
+    """Spawn ``argv`` as the leader of a new session, stdin /dev/null, stdout
+    and stderr piped (``merge_stderr``: one pipe). ``contain`` (a command outside
+    the sandbox, whose pid namespace does the same inside): in a cgroup of its
+    own (``cgroups``; where none can be made, ``ai`` adopts orphans instead).
+    Cancelled while spawning, the child is killed before the cancellation
+    goes on."""
+    cgroup = cgroups.child() if contain else None
+    if contain and cgroup is None:
         _adopt_orphans()
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
@@ -219,12 +224,14 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       head: int = 15_000, tail: int = 15_000,
                       grace: float = 2.0, drain: float = 0.5,
                       pass_fds: Sequence[int] = (),
-                      on_start: Callable[[int], None] = lambda _pid: None) -> ProcResult:
+                      on_start: Callable[[int], None] = lambda _pid: None,
+                      contain: bool = False) -> ProcResult:
     """Run ``argv`` to completion (or timeout) and return what it did.
 
-    ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned."""
+    ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned;
+    ``contain``: see ``start``."""
     start_time = time.monotonic()
-    proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds)
+    proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds, contain=contain)
     on_start(proc.pid)
     capture, throttle = Capture(head, tail), Throttle(on_output)
     assert proc.stdout is not None and proc.stderr is not None
