@@ -300,6 +300,11 @@ class Pool:
         self._idle.setdefault(origin, []).append(connection)
         if self._keeper is None:
             self._keeper = asyncio.get_running_loop().create_task(self._keep())
+            # held here too: a pool dropped while the loop runs (a new backend)
+            # must not have its pending task destroyed ("Task was destroyed but it
+            # is pending!" on the REPL's loop)
+            _KEEPERS.add(self._keeper)
+            self._keeper.add_done_callback(_KEEPERS.discard)
 
     async def _keep(self) -> None:
         """Wait for the loop's end (``asyncio.run`` cancels this task), then close
@@ -320,6 +325,9 @@ class Pool:
         if self._keeper is not None:
             self._keeper.cancel()
             self._keeper = None
+
+
+_KEEPERS: set[asyncio.Task[None]] = set()
 
 
 def _origin(url: SplitResult) -> Origin:

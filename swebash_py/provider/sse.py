@@ -1,7 +1,10 @@
 """A minimal Server-Sent Events reader: bytes to lines, lines to ``(event, data)``.
 
-Only ``event:`` and ``data:`` fields matter to model providers; comments,
-``id:`` and ``retry:`` are skipped. Multi-line data is joined with ``\\n``.
+Lines are fields as the SSE specification defines them (``field``): a line
+with no colon is a field name with an empty value, and a field we do not know
+is ignored, never an error. Only ``event`` and ``data`` matter to model
+providers; comments, ``id`` and ``retry`` are skipped. Multi-line data is
+joined with ``\\n``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,14 @@ async def text_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
         yield line
 
 
+def field(line: str) -> tuple[str, str]:
+    """``(name, value)`` of a non-blank line, per the spec: up to the first colon
+    the name, after it the value less one leading space; no colon: the whole line
+    is the name and the value is empty. A comment (``:...``) has the name ""."""
+    name, colon, value = line.partition(":")
+    return name, (value[1:] if value.startswith(" ") else value) if colon else ""
+
+
 async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
     """Yield ``(event, data)`` for each event; ``event`` defaults to ``message``."""
     event = ""
@@ -43,10 +54,11 @@ async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
                 yield event or "message", "\n".join(data)
                 data = []
             event = ""
-        elif line.startswith("data:"):
-            value = line[5:]
-            data.append(value[1:] if value.startswith(" ") else value)
-        elif line.startswith("event:"):
-            event = line[6:].strip()
+            continue
+        name, value = field(line)
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value.strip()
     if data:  # a last event without its blank line
         yield event or "message", "\n".join(data)

@@ -260,7 +260,10 @@ class Repl:
         try:
             while stopsignals.received() is None:
                 try:
-                    line = await self.prompt.prompt_async(self._prompt_text())
+                    # not prompt_toolkit's handler for the loop's errors: it asks
+                    # "Press ENTER to continue" and so eats the next typed-ahead line
+                    line = await self.prompt.prompt_async(self._prompt_text(),
+                                                          set_exception_handler=False)
                 except KeyboardInterrupt:
                     self.say(CTRL_C_HINT, "dim")
                     continue

@@ -121,10 +121,12 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
               plain_env: Mapping[str, str] | None = None,
               chosen: Backend | None = None) -> ProcResult:
     """Run ``argv`` in the workspace under ``policy`` (``off``: outside, with
-    ``plain_env``, under the reaper so that nothing it starts outlives ``ai``)."""
+    ``plain_env``, under the reaper and in a cgroup of its own, so that nothing
+    it starts outlives the command or ``ai``)."""
     if policy.mode == "off":
         return await run_process(reaper.wrap(argv), cwd=policy.workspace, env=dict(plain_env or {}),
-                                 timeout=timeout, on_output=on_output, head=head, tail=tail)
+                                 timeout=timeout, on_output=on_output, head=head, tail=tail,
+                                 contain=True)
     launch = (chosen or backend()).launch(argv, policy, extra_env)
     try:
         res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,

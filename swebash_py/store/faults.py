@@ -32,6 +32,10 @@ class DamagedDatabase(StorageError):
     """The database file is not a sound SQLite database (moved aside on open)."""
 
 
+class DiskFull(StorageError):
+    """No space left: nothing can be written (reading still works)."""
+
+
 def is_damage(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError) and any(
         word in str(exc).lower() for word in _DAMAGED)
@@ -49,8 +53,8 @@ def describe(exc: BaseException, path: Path, kept: str = "") -> StorageError:
                                "`ai doctor`")
     if code == errno.ENOSPC or "database or disk is full" in text or _no_space(where):
         tail = f"; {kept}" if kept else ""
-        return StorageError(f"the disk is full: cannot write {path}{tail}; free some space "
-                            f"({ELSEWHERE})")
+        return DiskFull(f"the disk is full: cannot write {path}{tail}; free some space "
+                        f"({ELSEWHERE})")
     if code in (errno.ENOTDIR, errno.EEXIST) or (where.exists() and not where.is_dir()):
         return StorageError(f"the data directory {where} is not a directory; remove or "
                             f"rename that file, {ELSEWHERE}")
@@ -104,9 +108,11 @@ def move_aside(path: Path) -> Path:
 
 
 def health_check(path: Path) -> list[str]:
-    """Problems with the database at ``path`` (``PRAGMA quick_check``), for
-    ``ai doctor``: an empty list when it is sound or does not exist yet."""
+    """Problems with the database at ``path`` (``PRAGMA integrity_check``: a
+    doctor may take its time), for ``ai doctor``: an empty list when it is sound
+    or does not exist yet."""
     from swebash_py.store.schema import SCHEMA_VERSION
+    from swebash_py.store.soundness import problems
 
     if not path.exists():
         return []
@@ -115,14 +121,14 @@ def health_check(path: Path) -> list[str]:
     except sqlite3.Error as exc:
         return [f"{path}: cannot open: {exc}"]
     try:
-        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(20)").fetchall()]
+        rows = problems(conn)
         found = int(conn.execute("PRAGMA user_version").fetchone()[0])
     except sqlite3.Error as exc:
         return [f"{path}: {exc}"]
     finally:
         conn.close()
-    problems = [f"{path}: {row}" for row in rows if row != "ok"]
+    found_problems = [f"{path}: {row}" for row in rows]
     if found > SCHEMA_VERSION:
-        problems.append(f"{path}: schema v{found} is newer than this version's "
-                        f"v{SCHEMA_VERSION}: upgrade swebash-py")
-    return problems
+        found_problems.append(f"{path}: schema v{found} is newer than this version's "
+                              f"v{SCHEMA_VERSION}: upgrade swebash-py")
+    return found_problems

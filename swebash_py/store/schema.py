@@ -11,13 +11,13 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 from swebash_py.errors import StorageError
 from swebash_py.paths import private_file
-from swebash_py.store.faults import DamagedDatabase
+from swebash_py.store.soundness import verify
 
 BUSY_TIMEOUT_S = 5.0
-QUICK_CHECK_MAX_BYTES = 4 * 1024 * 1024
 
 # v1: the basic "TurnBlock" schema.
 V1 = """
@@ -180,9 +180,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 def connect(path: Path) -> sqlite3.Connection:
     """Open (creating if needed), check and migrate the database at ``path``.
 
-    Raises ``DamagedDatabase`` when it is not sound (checked with
-    ``quick_check`` when that is cheap) and ``StorageError`` when a newer
-    version wrote it; the sqlite3 errors are the caller's to convert.
+    Raises ``DamagedDatabase`` when it is not sound (``soundness.verify``)
+    and ``StorageError`` when a newer version wrote it; the sqlite3 errors are
+    the caller's to convert.
     """
     private_file(path)  # SQLite gives its -wal and -shm files the same mode
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
@@ -190,7 +190,7 @@ def connect(path: Path) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         check_version(conn, path)
-        _quick_check(conn, path)
+        verify(conn, path)
         _enable_wal(conn)
         # NORMAL is durable against a killed process in WAL mode (only an OS crash
         # can lose the last commits), and much faster than FULL.
@@ -203,6 +203,34 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """Open the database for reading only, needing no space on the disk (a full
+    disk must not stop ``ai sessions list``). WAL mode wants a ``-shm`` file it
+    may be unable to create: with no pages in a ``-wal`` (none, or the empty one
+    a failed open leaves) the file is whole, and SQLite may read it as immutable."""
+    uri = "file:" + quote(str(path)) + "?mode=ro"
+    for extra in ("", "&immutable=1"):
+        if extra and _wal_bytes(path):
+            break
+        conn = sqlite3.connect(uri + extra, uri=True, timeout=BUSY_TIMEOUT_S,
+                               isolation_level=None, check_same_thread=False)
+        try:
+            check_version(conn, path)
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+            if extra:
+                raise
+    raise sqlite3.OperationalError("disk I/O error")
+
+
+def _wal_bytes(path: Path) -> int:
+    try:
+        return Path(f"{path}-wal").stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
 def check_version(conn: sqlite3.Connection, path: Path) -> None:
     """Refuse a database written by a newer version (its schema is unknown here)."""
     found = version(conn)
@@ -211,20 +239,6 @@ def check_version(conn: sqlite3.Connection, path: Path) -> None:
             f"the sessions database {path} was written by a newer swebash-py (schema "
             f"v{found}; this version knows v{SCHEMA_VERSION}): upgrade swebash-py to use it, "
             "or set SWEBASH_HOME to another directory")
-
-
-def _quick_check(conn: sqlite3.Connection, path: Path) -> None:
-    """``PRAGMA quick_check`` when the file is small enough for it to be cheap
-    (about 1.5 ms per MB); a damaged database must not be written on silently."""
-    try:
-        size = path.stat().st_size + Path(f"{path}-wal").stat().st_size
-    except FileNotFoundError:
-        size = path.stat().st_size if path.exists() else 0
-    if size == 0 or size > QUICK_CHECK_MAX_BYTES:
-        return
-    rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
-    if rows != ["ok"]:
-        raise DamagedDatabase(f"the sessions database {path} is damaged ({'; '.join(rows)})")
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

@@ -12,6 +12,7 @@ import re
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +23,7 @@ from swebash_py.engine.messages import Block, ImageBlock, Message, Role, ToolRes
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import SessionGone, UsageError
 from swebash_py.paths import ensure_data_dir
-from swebash_py.store import faults
+from swebash_py.store import faults, soundness
 from swebash_py.store.changes import FileChangesMixin
 from swebash_py.store.ids import uuid7
 from swebash_py.store.records import (
@@ -37,7 +38,7 @@ from swebash_py.store.records import (
     messages_to_json,
     parse_json,
 )
-from swebash_py.store.schema import connect
+from swebash_py.store.schema import connect, connect_read_only
 from swebash_py.store.team_records import TeamRecordsMixin, queue, queue_select
 
 _PREFIX = re.compile(r"^[0-9A-Za-z_-]+$")
@@ -63,18 +64,30 @@ class Store(FileChangesMixin, TeamRecordsMixin):
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
         self.moved_aside: Path | None = None  # where a damaged database went
+        self.full: faults.DiskFull | None = None  # set: opened for reading only
         self._conn = self._open()
+        # closed (and remembered as sound) by ``close``, or at exit when a
+        # command never closes its store
+        self._finish = weakref.finalize(self, _close_and_record, self._conn, self.path,
+                                        self.full is None)
         self._lock = threading.Lock()
         # Called after every commit that queued a record for upload (the
         # team store's uploader wakes up on it); must not block.
         self.on_queued: Callable[[], None] | None = None
 
     def _open(self) -> sqlite3.Connection:
-        """Connect; a damaged database is moved aside and a new one started."""
+        """Connect; a damaged database is moved aside and a new one started; on a
+        full disk an existing one is opened for reading (writes then say why not)."""
         ensure_data_dir(self.path.parent)
         try:
             with faults.converted(self.path):
                 return connect(self.path)
+        except faults.DiskFull as full:
+            if not self.path.exists():
+                raise
+            self.full = full
+            with faults.converted(self.path):
+                return connect_read_only(self.path)
         except faults.DamagedDatabase:
             if self.path.exists():
                 self.moved_aside = faults.move_aside(self.path)
@@ -82,8 +95,10 @@ class Store(FileChangesMixin, TeamRecordsMixin):
                 return connect(self.path)
 
     def close(self) -> None:
+        """Close; the file as we leave it is remembered as sound (``soundness``),
+        so the next start need not check it in full."""
         with self._lock:
-            self._conn.close()
+            self._finish()
 
     def __enter__(self) -> Store:
         return self
@@ -97,6 +112,8 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         (a row whose session was deleted meanwhile: ``SessionGone``)."""
         with self._lock, faults.converted(self.path, "nothing after the last saved block "
                                                      "was kept"):
+            if self.full is not None:
+                raise self.full
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -312,6 +329,12 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         if fmt == "json":
             return exporter.to_json(info, turns)
         return exporter.to_markdown(info, turns)
+
+
+def _close_and_record(conn: sqlite3.Connection, path: Path, writable: bool) -> None:
+    conn.close()
+    if writable:
+        soundness.record(path)
 
 
 def _append_block(msgs: list[Message], block: Block, user_side: bool = False) -> None:

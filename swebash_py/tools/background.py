@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from swebash_py.tools.proc import Capture
+    from swebash_py.tools.capture import Capture
 
-# (argv, cwd, env[, pass_fds]) -> the process
+# (argv, cwd, env[, pass_fds][, contain=]) -> the process
 Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
 DEATH_SIGNAL = signal.SIGUSR1
 # $1 is the command. The shell waits for it; told that ``ai`` died, it kills
@@ -68,16 +68,16 @@ def _parent_death_hook() -> Callable[[], None] | None:
 
 
 async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
-                        pass_fds: Sequence[int] = ()) -> asyncio.subprocess.Process:
-    """The default spawner: a new session, output merged into one pipe;
-    ``pass_fds`` stay open in the child (the sandbox's seccomp filter)."""
-    from swebash_py.tools.proc import CHUNK
+                        pass_fds: Sequence[int] = (),
+                        contain: bool = False) -> asyncio.subprocess.Process:
+    """The default spawner: the process owner's (``proc.start``), output merged
+    into one pipe; ``pass_fds`` stay open in the child (the seccomp filter);
+    ``contain``: a host command, in a cgroup of its own (``proc.start``)."""
+    from swebash_py.tools import proc
 
-    return await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True, limit=CHUNK, preexec_fn=_parent_death_hook(),
-        pass_fds=tuple(pass_fds))
+    return await proc.start(argv, cwd=cwd, env=env, merge_stderr=True,
+                            pass_fds=pass_fds, preexec_fn=_parent_death_hook(),
+                            contain=contain)
 
 
 @dataclass
@@ -97,7 +97,7 @@ class Job:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from swebash_py.tools.proc import Capture
+        from swebash_py.tools.capture import Capture
 
         self.fresh = Capture(self.head, self.tail)
 
@@ -114,7 +114,7 @@ class Job:
         command runs, an end that could be the start of a secret value waits for
         the next call (the value is redacted whole, never shown in two pieces)."""
         from swebash_py.sandbox.values import secret_bytes
-        from swebash_py.tools.proc import Capture
+        from swebash_py.tools.capture import Capture
 
         held = self.fresh.hold_back(secret_bytes()) if self.running else b""
         text, size = self.fresh.text(), self.fresh.total - len(held)
@@ -147,13 +147,14 @@ class JobTable:
 
     async def start(self, argv: Sequence[str], command: str, cwd: str,
                     env: Mapping[str, str], head: int, tail: int,
-                    pass_fds: Sequence[int] = ()) -> Job:
+                    pass_fds: Sequence[int] = (), contain: bool = False) -> Job:
         running = [j for j in self._jobs.values() if j.running]
         if len(running) >= MAX_RUNNING:
             raise RuntimeError(f"{MAX_RUNNING} background commands are already running; "
                                "stop one first (stop_command)")
         # a spawner that takes no fds (a test's) gets none: the launch then has none
-        proc = await (self._spawn(argv, cwd, env, pass_fds) if pass_fds
+        proc = await (self._spawn(argv, cwd, env, pass_fds, contain=True) if contain
+                      else self._spawn(argv, cwd, env, pass_fds) if pass_fds
                       else self._spawn(argv, cwd, env))
         self._count += 1
         job = Job(f"bg{self._count}", command, proc, head, tail)
@@ -176,17 +177,19 @@ class JobTable:
             await asyncio.wait_for(asyncio.shield(job.tasks[1]), seconds)
 
     async def _pump(self, job: Job) -> None:
-        from swebash_py.tools.proc import CHUNK
+        from swebash_py.tools.proc import pump
 
         stream = job.proc.stdout
         assert stream is not None
-        while data := await stream.read(CHUNK):
+
+        def keep(data: bytes) -> None:
             job.fresh.add(data)
             job.total += len(data)
+        await pump(stream, keep)
 
     async def _watch(self, job: Job) -> None:
         """Notice the exit; drain the pipe briefly; kill what the command left behind."""
-        from swebash_py.tools.proc import signal_group
+        from swebash_py.tools.proc import end_leftovers
 
         delay = 0.005
         while job.proc.returncode is None:
@@ -194,7 +197,7 @@ class JobTable:
             delay = min(delay * 2, 0.1)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(job.tasks[0]), DRAIN)
-        signal_group(job.pid, signal.SIGKILL)
+        end_leftovers(job.pid)
         job.ended = time.monotonic()
 
     def _forget_old(self) -> None:

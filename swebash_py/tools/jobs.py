@@ -45,7 +45,8 @@ async def start_background(command: str, ctx: ToolContext) -> ToolResult:
                      policy, ctx)
     try:
         job = await _table(ctx).start(launch.argv, command, str(policy.workspace), launch.env,
-                                      half, half, pass_fds=launch.fds)
+                                      half, half, pass_fds=launch.fds,
+                                      contain=policy.mode == "off")
     except RuntimeError as exc:
         raise ToolFailed(str(exc)) from exc
     except OSError as exc:

@@ -1,34 +1,58 @@
-"""Run a process in its own process group with bounded capture and a timeout.
+"""The one owner of the tools' child processes: spawning, pipes, kill, reaping.
 
-* stdout and stderr are read concurrently, in 64 KiB chunks, into one
-  ``Capture`` that keeps the first and last N bytes and only counts the middle,
-  so ``yes`` cannot grow memory;
-* decoded text is passed to ``on_output`` through a ``Throttle`` (at most one
-  call per 50 ms; when output outruns it, only the newest 8 KiB is kept), so a
-  slow consumer cannot grow memory either;
-* on timeout the group gets SIGTERM, then SIGKILL after ``grace`` seconds;
+Every process a tool starts (``run_command`` through the sandbox's runner,
+background commands, ripgrep for ``search_files``) is spawned by ``start`` and
+ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
+
+* each child leads its own process group (a new session), stdin /dev/null;
+* its pipes are read all the time (``pump``), whatever the caller still
+  wants: past a cap the bytes are counted and dropped, never left in the pipe,
+  so a child can never block on a full pipe and miss its own end;
+* ``run_process`` keeps the first and last N bytes in one ``Capture`` (the
+  middle only counted, so ``yes`` cannot grow memory) and passes decoded text to
+  ``on_output`` through a ``Throttle`` (at most one call per 50 ms, the newest
+  8 KiB kept);
+* on timeout the group gets SIGTERM, then SIGKILL after ``grace`` seconds
+  (``terminate``);
+* reaping never waits on a pipe (``wait_exit`` polls the exit status that
+  asyncio's child watcher sets; ``proc.wait()`` also waits for EOF on the
+  pipes, which a paused transport or a background child can withhold forever);
 * once the main process has exited, the pipes are drained for ``drain``
-  seconds, then the rest of the group (background children such as
-  ``sleep 60 &``) is killed and reading stops: nothing hangs, nothing survives
-  (except a process that left the group with ``setsid``);
-* cancellation kills the group too.
+  seconds, then the rest of the group (``sleep 60 &``) is killed and reading
+  stops: nothing hangs, nothing survives (a process that left the group with
+  ``setsid`` is found through the process tree: ``kill_group_tree``);
+* a command outside the sandbox lives in a cgroup of its own where one can
+  be made (``cgroups``; inside, the sandbox's pid namespace does that):
+  ending it ends everything in it, setsid and double forks included, even
+  when the command killed its supervisor; where none can be made, ``ai``
+  becomes a child subreaper and kills what it adopted when it exits. Not for
+  every child: joining a cgroup before exec costs ~3-6 ms a spawn (no vfork,
+  and the kernel's cgroup migration);
+* cancellation kills the group too, and the transport is closed while the
+  loop runs (``release``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import codecs
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from swebash_py.sandbox.reaper import kill_tree
-from swebash_py.sandbox.values import clip_at_cut, partial_prefix
+from swebash_py.tools import cgroups
+from swebash_py.tools.capture import Capture as Capture  # re-exported: one import for callers
+from swebash_py.tools.capture import Throttle
 
 CHUNK = 65536
+_cgroup_of: dict[int, str] = {}  # leader pid -> its cgroup, until ended
+_adopting = False
 
 
 @dataclass
@@ -47,96 +71,20 @@ class ProcResult:
         return -self.returncode if self.returncode < 0 else None
 
 
-class Capture:
-    """The first ``head`` and last ``tail`` bytes of a stream; the middle counted."""
-
-    def __init__(self, head: int, tail: int) -> None:
-        self.head_limit, self.tail_limit = head, tail
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = self.cut_bytes = self.cut_lines = 0
-
-    def add(self, data: bytes) -> None:
-        self.total += len(data)
-        room = self.head_limit - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        self.tail += data
-        if len(self.tail) > 2 * self.tail_limit:
-            self._trim()
-
-    def _trim(self) -> None:
-        excess = len(self.tail) - self.tail_limit
-        if excess > 0:
-            self.cut_bytes += excess
-            self.cut_lines += self.tail.count(b"\n", 0, excess)
-            del self.tail[:excess]
-
-    def hold_back(self, values: list[bytes]) -> bytes:
-        """Remove and return the final bytes that could be the start of a secret
-        value: a reader that comes back later gets them with what follows."""
-        end = bytes(self.tail) if self.cut_bytes else bytes(self.head + self.tail)
-        k = partial_prefix(end, values)
-        held = end[len(end) - k:]
-        from_tail = min(k, len(self.tail))
-        del self.tail[len(self.tail) - from_tail:]
-        del self.head[len(self.head) - (k - from_tail):]
-        return held
-
-    def text(self) -> str:
-        self._trim()
-        if not self.cut_bytes:
-            return (self.head + self.tail).decode("utf-8", "replace")
-        # a secret value cut in two could not be redacted: its pieces go too
-        head_bytes, tail_bytes = clip_at_cut(bytes(self.head), bytes(self.tail))
-        head = head_bytes.decode("utf-8", "replace")
-        tail = tail_bytes.decode("utf-8", "replace")
-        marker = (f"\n[... {self.cut_bytes:,} bytes ({self.cut_lines:,} lines) of output cut "
-                  "from the middle ...]\n")
-        return head + marker + tail
-
-
-class Throttle:
-    """Passes text to ``sink`` at most every ``interval`` seconds, keeping the newest."""
-
-    def __init__(self, sink: Callable[[str], None], interval: float = 0.05,
-                 keep: int = 8192) -> None:
-        self.sink, self.interval, self.keep = sink, interval, keep
-        self.pending = ""
-        self.dropped = False
-        self.last = 0.0
-        self.handle: asyncio.TimerHandle | None = None
-
-    def feed(self, text: str) -> None:
-        if not text:
-            return
-        self.pending += text
-        if len(self.pending) > self.keep:
-            self.pending = self.pending[-self.keep:]
-            self.dropped = True
-        wait = self.last + self.interval - time.monotonic()
-        if wait <= 0:
-            self.flush()
-        elif self.handle is None:
-            self.handle = asyncio.get_running_loop().call_later(wait, self.flush)
-
-    def flush(self) -> None:
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None
-        if self.pending:
-            text = ("…\n" if self.dropped else "") + self.pending
-            self.pending, self.dropped, self.last = "", False, time.monotonic()
-            with contextlib.suppress(Exception):
-                self.sink(text)
+async def pump(stream: asyncio.StreamReader, sink: Callable[[bytes], None]) -> None:
+    """Read ``stream`` to its end, every chunk to ``sink``: the one reading loop,
+    so no child is ever left writing into a pipe nobody reads."""
+    while data := await stream.read(CHUNK):
+        sink(data)
 
 
 async def _pump(stream: asyncio.StreamReader, capture: Capture, throttle: Throttle) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    while data := await stream.read(CHUNK):
+
+    def sink(data: bytes) -> None:
         capture.add(data)
         throttle.feed(decoder.decode(data))
+    await pump(stream, sink)
     throttle.feed(decoder.decode(b"", final=True))
 
 
@@ -148,16 +96,57 @@ def signal_group(pgid: int, sig: int) -> None:
 
 def kill_group_tree(pgid: int) -> None:
     """SIGKILL the group and every descendant of its leader (a reaper's orphans
-    included: it cannot clean up after SIGKILL)."""
+    included: it cannot clean up after SIGKILL), and all in its cgroup."""
     kill_tree(pgid)
     signal_group(pgid, signal.SIGKILL)
+    end_cgroup(pgid)
 
 
-async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
+def end_leftovers(pid: int) -> None:
+    """After the leader ended: SIGKILL what it left running, in its group and,
+    setsid or double fork, in its cgroup (a killed supervisor's orphans too)."""
+    signal_group(pid, signal.SIGKILL)
+    end_cgroup(pid)
+
+
+def end_cgroup(pid: int) -> None:
+    path = _cgroup_of.pop(pid, None)
+    if path is not None:
+        cgroups.kill(path)
+
+
+def _joining(path: str | None, then: Callable[[], None] | None) -> Callable[[], None] | None:
+    """The child's last step before exec: into its cgroup, then ``then``."""
+    if path is None:
+        return then
+
+    def hook() -> None:
+        cgroups.join(path)
+        if then is not None:
+            then()
+    return hook
+
+
+def _adopt_orphans() -> None:
+    """Without a cgroup: make ``ai`` a child subreaper, so what a killed
+    supervisor orphaned is ours, not init's, and is killed when we exit."""
+    global _adopting
+    if _adopting or not sys.platform.startswith("linux"):
+        return
+    _adopting = True
+    import ctypes  # here: only where no cgroup could be made
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        atexit.register(kill_tree, os.getpid())
+
+
+async def wait_exit(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     """Whether the process exits within ``seconds``.
 
-    Not ``proc.wait()``: before Python 3.12 it also waits for the pipes to
-    close, which a background child can hold open forever. The exit status is
+    Not ``proc.wait()``: it wakes only once every pipe has closed too, which a
+    background child can withhold forever, and so can a reader that paused its
+    transport (a full buffer nobody reads never sees the EOF). The exit status is
     set by asyncio's child watcher; polled with a backoff capped at 20 ms.
     """
     loop = asyncio.get_running_loop()
@@ -172,7 +161,7 @@ async def _wait(proc: asyncio.subprocess.Process, seconds: float) -> bool:
     return True
 
 
-def _close_transport(proc: asyncio.subprocess.Process) -> None:
+def release(proc: asyncio.subprocess.Process) -> None:
     """Close the process's pipes and transport now, while the loop runs:
     left to the garbage collector (a turn cancelled by a signal, then
     ``asyncio.run`` closing the loop) it fails with "Event loop is closed".
@@ -183,27 +172,66 @@ def _close_transport(proc: asyncio.subprocess.Process) -> None:
             transport.close()
 
 
+async def start(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str],
+                merge_stderr: bool = False, pass_fds: Sequence[int] = (),
+                preexec_fn: Callable[[], None] | None = None,
+                contain: bool = False) -> asyncio.subprocess.Process:
+    """Spawn ``argv`` as the leader of a new session, stdin /dev/null, stdout
+    and stderr piped (``merge_stderr``: one pipe). ``contain`` (a command outside
+    the sandbox, whose pid namespace does the same inside): in a cgroup of its
+    own (``cgroups``; where none can be made, ``ai`` adopts orphans instead).
+    Cancelled while spawning, the child is killed before the cancellation
+    goes on."""
+    cgroup = cgroups.child() if contain else None
+    if contain and cgroup is None:
+        _adopt_orphans()
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
+        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds),
+        preexec_fn=_joining(cgroup, preexec_fn)))
+    try:
+        child = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            pid = (await spawn).pid
+            if cgroup is not None:
+                _cgroup_of[pid] = cgroup
+            kill_group_tree(pid)
+        raise
+    except BaseException:
+        if cgroup is not None:
+            cgroups.kill(cgroup)
+        raise
+    if cgroup is not None:
+        _cgroup_of[child.pid] = cgroup
+    return child
+
+
+async def terminate(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM to the group; after ``grace`` seconds SIGKILL to it and to every
+    descendant; returns once the leader's exit status is known (or 10 s passed)."""
+    signal_group(proc.pid, signal.SIGTERM)
+    if not await wait_exit(proc, grace):
+        kill_group_tree(proc.pid)
+        await wait_exit(proc, 10.0)
+
+
 async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       env: Mapping[str, str], timeout: float,
                       on_output: Callable[[str], None] = lambda _t: None,
                       head: int = 15_000, tail: int = 15_000,
                       grace: float = 2.0, drain: float = 0.5,
                       pass_fds: Sequence[int] = (),
-                      on_start: Callable[[int], None] = lambda _pid: None) -> ProcResult:
+                      on_start: Callable[[int], None] = lambda _pid: None,
+                      contain: bool = False) -> ProcResult:
     """Run ``argv`` to completion (or timeout) and return what it did.
 
-    ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned."""
-    start = time.monotonic()
-    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds)))
-    try:
-        proc = await asyncio.shield(spawn)
-    except asyncio.CancelledError:  # cancelled while starting: the group must not live on
-        with contextlib.suppress(Exception):
-            kill_group_tree((await spawn).pid)
-        raise
+    ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned;
+    ``contain``: see ``start``."""
+    start_time = time.monotonic()
+    proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds, contain=contain)
     on_start(proc.pid)
     capture, throttle = Capture(head, tail), Throttle(on_output)
     assert proc.stdout is not None and proc.stderr is not None
@@ -211,25 +239,22 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                for s in (proc.stdout, proc.stderr)]
     timed_out = leftovers = False
     try:
-        if not await _wait(proc, timeout):
+        if not await wait_exit(proc, timeout):
             timed_out = True
-            signal_group(proc.pid, signal.SIGTERM)
-            if not await _wait(proc, grace):
-                kill_group_tree(proc.pid)
-                await _wait(proc, 10.0)
+            await terminate(proc, grace)
         _done, pending = await asyncio.wait(readers, timeout=drain)
-        signal_group(proc.pid, signal.SIGKILL)
+        end_leftovers(proc.pid)
         leftovers = bool(pending)
         if pending:
             await asyncio.wait(pending, timeout=drain)
     finally:
         if proc.returncode is None:  # cancelled
             kill_group_tree(proc.pid)
-        signal_group(proc.pid, signal.SIGKILL)  # no-op unless cancelled or leftovers
+        end_leftovers(proc.pid)  # no-op unless cancelled or leftovers
         for task in readers:
             task.cancel()
-        _close_transport(proc)
+        release(proc)
         throttle.flush()
     returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
-    return ProcResult(returncode, timed_out, time.monotonic() - start, capture.text(),
+    return ProcResult(returncode, timed_out, time.monotonic() - start_time, capture.text(),
                       capture.total, capture.cut_bytes, capture.cut_lines, leftovers)

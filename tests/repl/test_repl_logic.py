@@ -6,6 +6,7 @@ questions on /dev/tty); what only checks what a slash command does lives here.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -66,6 +67,31 @@ async def test_resume_brings_back_the_history(fake_provider: FakeProvider,
     assert "you remember the first session" in recap  # what is being resumed, shown
     assert "ai  First session answer." in recap
     assert "remember the first session" in json.dumps(fake_provider.requests[-1].body)
+
+
+async def test_an_error_on_the_loop_does_not_eat_the_next_line(
+        fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cause of the flaky test above: under load, the first REPL's connection
+    pool was collected while the second prompt waited ("Task was destroyed but
+    it is pending!"), and prompt_toolkit's own handler for the loop's errors
+    asked "Press ENTER to continue", reading the typed-ahead line as its Enter.
+    Here an error is raised on the loop while the prompt runs, lines typed ahead."""
+    fake_provider.queue(Reply(text="First."), Reply(text="Second."))
+    settings = load_settings({"model": "openai/x", "api_base": fake_provider.url})
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        repl = Repl(settings, Invocation())
+
+        async def error_while_prompting() -> None:
+            while not repl.prompt.app.is_running:
+                await asyncio.sleep(0)
+            asyncio.get_running_loop().call_exception_handler({"message": "a lost task"})
+        raising = asyncio.create_task(error_while_prompting())
+        pipe.send_text("one\ntwo\n/exit\n")
+        assert await asyncio.wait_for(repl.run(), 30) == 0  # it used to wait for Enter
+        await raising
+    out = capsys.readouterr().out
+    assert "First." in out and "Second." in out  # the twin: both lines, nothing eaten
+    assert "Press ENTER" not in out
 
 
 async def test_compact_with_nothing_to_compact(fake_provider: FakeProvider,

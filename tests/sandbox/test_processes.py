@@ -29,9 +29,12 @@ CASES = [("write", True), ("host", True), ("host", False)]  # (grant, reaper)
 
 
 def _grant(monkeypatch: pytest.MonkeyPatch, grant: str, reaped: bool) -> str:
-    if not reaped:  # the twin: outside, without the reaper (or the tree kill on cancel)
+    if not reaped:  # the twin: outside, without the reaper (or the tree kill on cancel,
+        # or the cgroup each child now lives in)
         monkeypatch.setattr(reaper, "wrap", list)
         monkeypatch.setattr(proc, "kill_tree", lambda _pid: None)
+        monkeypatch.setattr(proc.cgroups, "child", lambda: None)
+        monkeypatch.setattr(proc, "_adopt_orphans", lambda: None)
     return grant
 
 

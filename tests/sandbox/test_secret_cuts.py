@@ -17,6 +17,7 @@ import pytest
 from swebash_py.mcpclient import results
 from swebash_py.sandbox import values
 from swebash_py.sandbox.values import REDACTED, clip_at_cut, redact
+from swebash_py.tools import capture as capture_mod
 from swebash_py.tools import fetch, proc
 from swebash_py.tools.background import JobTable
 from swebash_py.tools.base import ToolContext
@@ -66,7 +67,7 @@ def test_clip_keeps_a_whole_value_for_redaction() -> None:
 def test_capture_cut_leaves_no_piece(secret_env: None, monkeypatch: pytest.MonkeyPatch,
                                      clip: bool) -> None:
     if not clip:  # twin: without the clip, pieces survive the cut and redaction
-        monkeypatch.setattr(proc, "clip_at_cut", lambda head, tail: (head, tail))
+        monkeypatch.setattr(capture_mod, "clip_at_cut", lambda head, tail: (head, tail))
     capture = proc.Capture(HALF, HALF)
     data = straddling(HALF, HALF).encode()
     for i in range(0, len(data), 4096):
