@@ -42,6 +42,11 @@ ALLOWED = {
     ("swebash_py.engine.modelinfo", "model_map"): "the packaged (or cached) model table",
     ("swebash_py.engine.modelinfo", "_load_full"): "litellm's packaged model table",
     ("swebash_py.tools.catalog", "entries"): "our packaged tool catalog",
+    ("swebash_py.store.soundness", "recorded"): "our sessions.db.sound marker in the data dir",
+    ("swebash_py.tools.cgroups", "_own_cgroup"): "/proc/self/cgroup, the cgroup fs (kernel)",
+    ("swebash_py.tools.cgroups", "join"): "cgroup.procs of a cgroup of ours (kernel file)",
+    ("swebash_py.tools.cgroups", "members"): "cgroup.procs of a cgroup of ours (kernel file)",
+    ("swebash_py.tools.cgroups", "kill"): "cgroup.kill of a cgroup of ours (kernel file)",
     # -- the system and the terminal, not files --
     ("swebash_py.engine.system_prompt", "_os_name"): "/etc/os-release: the OS name only",
     ("swebash_py.sandbox.reaper", "live_processes"): "/proc/PID/stat to find our children",
