@@ -51,25 +51,27 @@ UNCLEAR = "answer e (execute), d (edit), D (describe) or a (abort)"
 
 def offer(command: str, *, show: bool = True) -> tuple[Choice, str | None]:
     """Ask on the terminal what to do; returns (choice, command to run)."""
-    try:
-        with open("/dev/tty", "w", encoding="utf-8") as out, \
-                open("/dev/tty", encoding="utf-8") as tty_in:
-            out.write(f"{shown_command(command)}\n{CHOICES}" if show else CHOICES)
-            out.flush()
-            line = tty_in.readline()
-            action = parse_choice(line) if line else "abort"  # EOF: abort
-            if action == "abort":
-                out.write(ABORTED + "\n")
-            elif action == "unclear":
-                out.write(UNCLEAR + "\n")
-    except OSError:
+    from swebash_py.ui.terminal import ask_line, has_terminal
+
+    if not has_terminal():
         return "abort", None
+    line = ask_line(f"{shown_command(command)}\n{CHOICES}" if show else CHOICES)
+    action = parse_choice(line) if line is not None else "abort"  # EOF: abort
+    if action in ("abort", "unclear"):
+        _say_on_terminal(ABORTED if action == "abort" else UNCLEAR)
     if action == "edit":
         from prompt_toolkit import prompt
 
         edited = prompt("edit> ", default=command).strip()
         return ("execute", edited) if edited else ("abort", None)
     return (action, command) if action != "abort" else ("abort", None)
+
+
+def _say_on_terminal(text: str) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError), open("/dev/tty", "w", encoding="utf-8") as out:
+        out.write(text + "\n")
 
 
 def print_bare_command(command: str) -> None:

@@ -7,7 +7,6 @@ is remembered); with no terminal it stays untrusted unless ``--trust``.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,23 +94,14 @@ def describe_contents(root: Path) -> list[str]:
 def ask_on_terminal(root: Path) -> bool | None:
     """Put the trust question on the controlling terminal; None when it cannot."""
     from swebash_py.render.sanitize import neutralize
+    from swebash_py.ui.terminal import ask_line
 
-    try:
-        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    except OSError:
-        return None
     lines = [f"This folder has its own swebash settings: {neutralize(str(root))}/"
              f"{trust.PROJECT_DIR}/",
              *(f"  {line}" for line in describe_contents(root) or ["(nothing that applies)"]),
              "They can run programs (MCP servers, hooks) and allow tool calls."]
-    try:
-        os.write(fd, ("\r\n".join(["", *lines, "Trust this folder? [y]es / [n]o: "])).encode())
-        answer = os.read(fd, 1024).decode("utf-8", errors="replace")  # one canonical line
-    except (KeyboardInterrupt, OSError):
-        return None
-    finally:
-        os.close(fd)
-    if not answer:
+    answer = ask_line("\r\n".join(["", *lines, "Trust this folder? [y]es / [n]o: "]))
+    if answer is None:
         return None
     return answer.strip().lower() in ("y", "yes")
 
