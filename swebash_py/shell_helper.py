@@ -62,7 +62,7 @@ def offer(command: str, *, show: bool = True) -> tuple[Choice, str | None]:
     if action == "edit":
         from prompt_toolkit import prompt
 
-        edited = prompt("edit> ", default=command).strip()
+        edited = prompt("edit> ", default=for_command_line(command)).strip()
         return ("execute", edited) if edited else ("abort", None)
     return (action, command) if action != "abort" else ("abort", None)
 
@@ -76,11 +76,26 @@ def _say_on_terminal(text: str) -> None:
 
 def print_bare_command(command: str) -> None:
     """`ai -s` with stdout not a terminal: the command alone, so that
-    `$(ai -s "...")` and `ai -s "..." > cmd.sh` get exactly the command."""
+    `$(ai -s "...")` and `ai -s "..." > cmd.sh` get exactly the command — and the
+    shell-init key binding, which puts it on the command line: sanitised first
+    (bash and zsh would show an escape as ``^[``, fish would insert it raw)."""
     import sys
 
-    sys.stdout.write(command.rstrip("\n") + "\n")
+    clean = for_command_line(command)
+    if clean != command:
+        sys.stderr.write("ai: the suggested command contained control, escape or bidi "
+                         "characters; they were removed\n")
+    sys.stdout.write(clean.rstrip("\n") + "\n")
     sys.stdout.flush()
+
+
+def for_command_line(command: str) -> str:
+    """A suggestion as it may be put on a command line (printed bare, pre-filled
+    for editing): ``render.sanitize.neutralize``'s, the one sanitiser — no
+    escape sequence, no control character but newline and tab, no bidi."""
+    from swebash_py.render.sanitize import neutralize
+
+    return neutralize(command)
 
 
 class HideAnswerText:

@@ -417,7 +417,8 @@ class Repl:
             try:
                 action = shell_helper.parse_choice(await self.read_line(shell_helper.CHOICES))
                 if action == "edit":
-                    command = (await self.read_line("edit> ", default=command)).strip()
+                    command = (await self.read_line(
+                        "edit> ", default=shell_helper.for_command_line(command))).strip()
                     action = "execute" if command else "abort"
             except (KeyboardInterrupt, EOFError):
                 action = "abort"
