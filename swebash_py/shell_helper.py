@@ -51,27 +51,20 @@ UNCLEAR = "answer e (execute), d (edit), D (describe) or a (abort)"
 
 def offer(command: str, *, show: bool = True) -> tuple[Choice, str | None]:
     """Ask on the terminal what to do; returns (choice, command to run)."""
-    from swebash_py.ui.terminal import ask_line, has_terminal
+    from swebash_py.ui.terminal import ask_line, has_terminal, tell
 
     if not has_terminal():
         return "abort", None
     line = ask_line(f"{shown_command(command)}\n{CHOICES}" if show else CHOICES)
     action = parse_choice(line) if line is not None else "abort"  # EOF: abort
     if action in ("abort", "unclear"):
-        _say_on_terminal(ABORTED if action == "abort" else UNCLEAR)
+        tell(ABORTED if action == "abort" else UNCLEAR)
     if action == "edit":
         from prompt_toolkit import prompt
 
         edited = prompt("edit> ", default=for_command_line(command)).strip()
         return ("execute", edited) if edited else ("abort", None)
     return (action, command) if action != "abort" else ("abort", None)
-
-
-def _say_on_terminal(text: str) -> None:
-    import contextlib
-
-    with contextlib.suppress(OSError), open("/dev/tty", "w", encoding="utf-8") as out:
-        out.write(text + "\n")
 
 
 def print_bare_command(command: str) -> None:

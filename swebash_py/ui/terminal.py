@@ -66,6 +66,19 @@ def ask_line(question: str) -> str | None:
         os.close(fd)
 
 
+def tell(text: str) -> None:
+    """A line on the controlling terminal (after an answer); nothing without one."""
+    fd = terminal_fd()
+    if fd is None:
+        return
+    try:
+        os.write(fd, text.encode("utf-8", "replace") + b"\n")
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _read_line(fd: int) -> str | None:
     """One line from a terminal in canonical mode; None at EOF before any line."""
     buffer = bytearray()
