@@ -117,7 +117,8 @@ def new_files(created: list[Change]) -> list[str]:
             out.append(f"{name}: new binary file, {change.size:,} bytes")
             continue
         lines = [shown_name(line.expandtabs()) for line in text.splitlines()]
-        out.append(f"{name} (new file, {len(lines)} lines):")
+        count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
+        out.append(f"{name} (new file, {count}):")
         out += excerpt(lines, NEW_FILE_LINES, indent="  ")
     return out
 
