@@ -260,7 +260,13 @@ class Repl:
         try:
             while stopsignals.received() is None:
                 try:
-                    line = await self.prompt.prompt_async(self._prompt_text())
+                    # set_exception_handler=False: prompt-toolkit's own handler answers
+                    # an error reported by the event loop (a task or a client
+                    # session collected unfinished) with "Press ENTER to continue...",
+                    # which eats the line the user typed ahead (issue #28's lost
+                    # line after /resume); the default handler only logs it.
+                    line = await self.prompt.prompt_async(self._prompt_text(),
+                                                          set_exception_handler=False)
                 except KeyboardInterrupt:
                     self.say(CTRL_C_HINT, "dim")
                     continue
@@ -505,7 +511,8 @@ class Repl:
         if fresh:
             self.discard_typed_ahead()
         return await self.question_prompt.prompt_async(message, default=default,
-                                                       handle_sigint=False)
+                                                       handle_sigint=False,
+                                                       set_exception_handler=False)
 
     def discard_typed_ahead(self) -> None:
         """Every key typed before a question appeared, wherever it waits: the
