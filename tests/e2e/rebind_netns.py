@@ -88,14 +88,34 @@ def main(config: dict[str, Any]) -> None:
     web_server("127.0.0.1", "LOOPBACK-SECRET", loopback_hits)
     with FakeProvider() as fp:
         fp.queue(*(reply_from_dict(reply) for reply in config["replies"]))
-        done = subprocess.run([config["ai"], "-m", "openai/x", "--api-base", fp.url,
-                               *config["args"]], capture_output=True, text=True,
-                              cwd=config["cwd"], stdin=subprocess.DEVNULL, timeout=120,
-                              start_new_session=True)  # no controlling terminal to ask on
+        argv = [config["ai"], "-m", "openai/x", "--api-base", fp.url, *config["args"]]
+        code, out, err = (_answer_in_a_pty(argv, config) if config.get("typed")
+                          else _run_piped(argv, config))
         requests = [r.body for r in fp.requests]
-    json.dump({"code": done.returncode, "stdout": done.stdout, "stderr": done.stderr,
+    json.dump({"code": code, "stdout": out, "stderr": err,
                "public_hits": public_hits, "loopback_hits": loopback_hits,
                "dns_answers": dns.asked, "requests": requests}, sys.stdout)
+
+
+def _run_piped(argv: list[str], config: dict[str, Any]) -> tuple[int, str, str]:
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=config["cwd"],
+                          stdin=subprocess.DEVNULL, timeout=120,
+                          start_new_session=True)  # no controlling terminal to ask on
+    return done.returncode, done.stdout, done.stderr
+
+
+def _answer_in_a_pty(argv: list[str], config: dict[str, Any]) -> tuple[int, str, str]:
+    """``ai`` on a terminal: each question is answered with the next of ``typed``."""
+    import pexpect
+
+    child = pexpect.spawn(argv[0], argv[1:], cwd=config["cwd"], encoding="utf-8",
+                          timeout=60, dimensions=(40, 100))
+    for answer in config["typed"]:
+        child.expect("Allow")
+        child.sendline(answer)
+    child.expect(pexpect.EOF)
+    child.close()
+    return int(child.exitstatus or 0), child.before or "", ""
 
 
 if __name__ == "__main__":

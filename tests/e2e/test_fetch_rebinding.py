@@ -40,12 +40,14 @@ def fetch_call(call_id: str, path: str) -> dict[str, Any]:
 
 
 def in_namespace(tmp_path: Path, workspace: Path, answers: list[str],
-                 calls: list[dict[str, Any]], *args: str) -> dict[str, Any]:
-    """Run ``ai ARGS`` in the namespace with the model asking for ``calls``."""
+                 calls: list[dict[str, Any]], *args: str,
+                 typed: list[str] | None = None) -> dict[str, Any]:
+    """Run ``ai ARGS`` in the namespace with the model asking for ``calls``
+    (on a terminal, answering each question with the next of ``typed``)."""
     (tmp_path / "hosts").write_text("127.0.0.1 localhost\n")
     (tmp_path / "resolv.conf").write_text("nameserver 127.0.0.1\noptions attempts:1\n")
     config = {"answers": answers, "ai": AI, "cwd": str(workspace), "args": [*args, "fetch"],
-              "replies": [{"tool_calls": calls}, {"text": "Fetched."}]}
+              "replies": [{"tool_calls": calls}, {"text": "Fetched."}], "typed": typed}
     script = (f"ip link set lo up && ip addr add {PUBLIC}/32 dev lo && "
               f"mount --bind {tmp_path / 'hosts'} /etc/hosts && "
               f"mount --bind {tmp_path / 'resolv.conf'} /etc/resolv.conf && "
@@ -93,3 +95,16 @@ def test_a_loopback_answer_alone_is_denied_without_a_terminal(
                            "--yes")
     assert results(outcome)["f1"].startswith("Error:")
     assert outcome["loopback_hits"] == [] and outcome["public_hits"] == []
+
+
+def test_in_ask_mode_the_approved_public_fetch_goes_to_the_public_address(
+        tmp_path: Path, workspace: Path) -> None:
+    """The user approves call 1 (public) and refuses call 2 (said to be
+    loopback): call 1's request still goes where its question said."""
+    outcome = in_namespace(tmp_path, workspace, [PUBLIC, "127.0.0.1"],
+                           [fetch_call("f1", "one"), fetch_call("f2", "two")],
+                           typed=["y", "n"])
+    assert outcome["loopback_hits"] == [] and outcome["public_hits"] == ["/one"]
+    sent = results(outcome)
+    assert "PUBLIC-PAGE" in sent["f1"] and sent["f2"].startswith("Error:")
+    assert "LOOPBACK-SECRET" not in json.dumps(outcome["requests"])
