@@ -146,11 +146,9 @@ def _terminal_asker(suspend: Suspend | None) -> Asker | None:
     """``ui.tty_asker.terminal_asker``, imported (with rich) at the first question:
     most answers ask none. None when there is no terminal to ask on (checked now,
     as ``terminal_asker`` does, so a call is denied for want of one at once)."""
-    import os
+    from swebash_py.ui.terminal import has_terminal
 
-    try:
-        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
-    except OSError:
+    if not has_terminal():
         return None
     loaded: list[Asker | None] = []
 

@@ -51,34 +51,44 @@ UNCLEAR = "answer e (execute), d (edit), D (describe) or a (abort)"
 
 def offer(command: str, *, show: bool = True) -> tuple[Choice, str | None]:
     """Ask on the terminal what to do; returns (choice, command to run)."""
-    try:
-        with open("/dev/tty", "w", encoding="utf-8") as out, \
-                open("/dev/tty", encoding="utf-8") as tty_in:
-            out.write(f"{shown_command(command)}\n{CHOICES}" if show else CHOICES)
-            out.flush()
-            line = tty_in.readline()
-            action = parse_choice(line) if line else "abort"  # EOF: abort
-            if action == "abort":
-                out.write(ABORTED + "\n")
-            elif action == "unclear":
-                out.write(UNCLEAR + "\n")
-    except OSError:
+    from swebash_py.ui.terminal import ask_line, has_terminal, tell
+
+    if not has_terminal():
         return "abort", None
+    line = ask_line(f"{shown_command(command)}\n{CHOICES}" if show else CHOICES)
+    action = parse_choice(line) if line is not None else "abort"  # EOF: abort
+    if action in ("abort", "unclear"):
+        tell(ABORTED if action == "abort" else UNCLEAR)
     if action == "edit":
         from prompt_toolkit import prompt
 
-        edited = prompt("edit> ", default=command).strip()
+        edited = prompt("edit> ", default=for_command_line(command)).strip()
         return ("execute", edited) if edited else ("abort", None)
     return (action, command) if action != "abort" else ("abort", None)
 
 
 def print_bare_command(command: str) -> None:
     """`ai -s` with stdout not a terminal: the command alone, so that
-    `$(ai -s "...")` and `ai -s "..." > cmd.sh` get exactly the command."""
+    `$(ai -s "...")` and `ai -s "..." > cmd.sh` get exactly the command — and the
+    shell-init key binding, which puts it on the command line: sanitised first
+    (bash and zsh would show an escape as ``^[``, fish would insert it raw)."""
     import sys
 
-    sys.stdout.write(command.rstrip("\n") + "\n")
+    clean = for_command_line(command)
+    if clean != command:
+        sys.stderr.write("ai: the suggested command contained control, escape or bidi "
+                         "characters; they were removed\n")
+    sys.stdout.write(clean.rstrip("\n") + "\n")
     sys.stdout.flush()
+
+
+def for_command_line(command: str) -> str:
+    """A suggestion as it may be put on a command line (printed bare, pre-filled
+    for editing): ``render.sanitize.neutralize``'s, the one sanitiser — no
+    escape sequence, no control character but newline and tab, no bidi."""
+    from swebash_py.render.sanitize import neutralize
+
+    return neutralize(command)
 
 
 class HideAnswerText:

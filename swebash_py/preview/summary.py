@@ -1,9 +1,12 @@
 """A preview's changes for people (the question) and for programs (``--json``).
 
-Counts first (created / modified / deleted); then each change on a line
-(``+`` created, ``~`` modified, ``-`` deleted, with kind, size, permission
-bits, symlink target), or, past ``PER_FILE_LIMIT`` changes, counts per
-directory; then unified diffs of modified text files, each bounded, the whole
+Counts first (created / modified / deleted); then every deleted file by name
+(the first ``DELETED_SHOWN``, then the path of a file with the full list),
+whatever the number of other changes: a deletion hidden in a count is one
+nobody agreed to. Then each created or modified path on a line (``+`` created,
+``~`` modified, with kind, size, permission bits, symlink target), or, past
+``PER_FILE_LIMIT`` of them, counts per directory; then new text files, head
+and tail; then unified diffs of modified text files, each bounded, the whole
 bounded too. Binary files are shown by size.
 """
 
@@ -15,8 +18,13 @@ from collections import Counter
 from typing import Any
 
 from swebash_py.preview.changes import PAST, Change, ChangeSet
+from swebash_py.render.excerpt import excerpt
 
 PER_FILE_LIMIT = 20
+DELETED_SHOWN = 50
+DIRECTORY_LINES = 40
+NEW_FILE_LINES = 20
+NEW_FILES_TOTAL_LINES = 80
 DIFF_FILE_LINES = 40
 DIFF_TOTAL_LINES = 160
 TEXT_MAX_BYTES = 1 << 20
@@ -54,13 +62,65 @@ def change_line(change: Change) -> str:
     return f"{_SIGN[change.action]} {shown}" + (f"  ({', '.join(bits)})" if bits else "")
 
 
-def per_directory(changes: ChangeSet) -> list[str]:
+def per_directory(changes: list[Change]) -> list[str]:
     table: dict[str, Counter[str]] = {}
-    for change in changes.changes:
+    for change in changes:
         parent = shown_name(os.path.dirname(change.rel) or ".")
         table.setdefault(parent, Counter())[PAST[change.action]] += 1
-    return [f"  {directory}/: " + ", ".join(f"{n} {w}" for w, n in sorted(c.items()))
-            for directory, c in sorted(table.items())]
+    lines = [f"  {directory}/: " + ", ".join(f"{n} {w}" for w, n in sorted(c.items()))
+             for directory, c in sorted(table.items())]
+    if len(lines) > DIRECTORY_LINES:
+        lines = [*lines[:DIRECTORY_LINES],
+                 f"  … {len(lines) - DIRECTORY_LINES} more directories with changes"]
+    return lines
+
+
+def deleted_lines(deleted: list[Change]) -> list[str]:
+    """Every deleted path: the first ``DELETED_SHOWN`` here, all of them in a
+    private file whose path is given (one name a line, spelled on one line)."""
+    lines = [f"  {change_line(c)}" for c in deleted[:DELETED_SHOWN]]
+    if len(deleted) > DELETED_SHOWN:
+        where = _write_list([shown_name(c.rel) for c in deleted])
+        more = f"  … {len(deleted) - DELETED_SHOWN} more deleted"
+        lines.append(f"{more}; all {len(deleted)} are listed in: {where}" if where
+                     else f"{more} (the full list could not be written)")
+    return lines
+
+
+def _write_list(names: list[str]) -> str | None:
+    """``names`` one a line in a new owner-only temporary file; its path, or None."""
+    import tempfile
+
+    try:
+        folder = tempfile.mkdtemp(prefix="swebash-deleted-")
+        path = os.path.join(folder, "deleted.txt")
+        with open(path, "x", encoding="utf-8") as out:
+            out.write("".join(f"{name}\n" for name in names))
+    except OSError:
+        return None
+    return path
+
+
+def new_files(created: list[Change]) -> list[str]:
+    """Each new text file's head and tail (never its head only), bounded in all."""
+    out: list[str] = []
+    for number, change in enumerate(created):
+        if change.kind != "file" or change.link or not change.size or change.source is None:
+            continue
+        if len(out) >= NEW_FILES_TOTAL_LINES:
+            left = sum(1 for c in created[number:] if c.kind == "file" and c.size)
+            out.append(f"… {left} more new files: contents not shown")
+            break
+        text = _text(change.source, change.size)
+        name = shown_name(change.rel)
+        if text is None:
+            out.append(f"{name}: new binary file, {change.size:,} bytes")
+            continue
+        lines = [shown_name(line.expandtabs()) for line in text.splitlines()]
+        count = "1 line" if len(lines) == 1 else f"{len(lines)} lines"
+        out.append(f"{name} (new file, {count}):")
+        out += excerpt(lines, NEW_FILE_LINES, indent="  ")
+    return out
 
 
 def _text(path: str, size: int) -> str | None:
@@ -105,11 +165,14 @@ def diffs(changes: ChangeSet) -> list[str]:
 
 def summary_text(changes: ChangeSet) -> str:
     """The changes as the question and plain output show them."""
-    lines = [f"changes: {counts_line(changes)}"]
-    if len(changes) <= PER_FILE_LIMIT:
-        lines += [f"  {change_line(c)}" for c in changes.changes]
+    deleted = [c for c in changes.changes if c.action == "delete"]
+    others = [c for c in changes.changes if c.action != "delete"]
+    lines = [f"changes: {counts_line(changes)}", *deleted_lines(deleted)]
+    if len(others) <= PER_FILE_LIMIT:
+        lines += [f"  {change_line(c)}" for c in others]
+        lines += new_files([c for c in others if c.action == "create"])
     else:
-        lines += per_directory(changes)
+        lines += per_directory(others)
     lines += diffs(changes)
     return "\n".join(lines)
 

@@ -9,7 +9,6 @@ terminal it stays untrusted unless ``--trust``.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -101,18 +100,10 @@ def question_lines(root: Path, changed: list[str]) -> list[str]:
 
 def ask_on_terminal(root: Path, changed: list[str]) -> bool | None:
     """Put the trust question on the controlling terminal; None when it cannot."""
-    try:
-        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        os.write(fd, ("\r\n".join(["", *question_lines(root, changed)])).encode())
-        answer = os.read(fd, 1024).decode("utf-8", errors="replace")  # one canonical line
-    except (KeyboardInterrupt, OSError):
-        return None
-    finally:
-        os.close(fd)
-    if not answer:
+    from swebash_py.ui.terminal import ask_line
+
+    answer = ask_line("\r\n".join(["", *question_lines(root, changed)]))
+    if answer is None:
         return None
     return answer.strip().lower() in ("y", "yes")
 

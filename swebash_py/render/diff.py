@@ -6,6 +6,7 @@ import re
 
 from rich.text import Text
 
+from swebash_py.render.excerpt import head_tail
 from swebash_py.render.sanitize import neutralize
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
@@ -33,15 +34,6 @@ def _line_style(line: str) -> str | None:
     if line.startswith("-"):
         return DIFF_STYLES["-"]
     return None
-
-
-def head_tail(lines: list[str], max_lines: int) -> tuple[list[str], int, list[str]]:
-    """Split ``lines`` into shown head, number hidden, shown tail."""
-    if len(lines) <= max_lines:
-        return lines, 0, []
-    head = (max_lines + 1) // 2
-    tail = max_lines - head
-    return lines[:head], len(lines) - head - tail, lines[len(lines) - tail:] if tail else []
 
 
 def hidden_line(count: int, indent: str = "  ") -> Text:

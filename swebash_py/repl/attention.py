@@ -46,6 +46,12 @@ class Attention:
         with self.watch.paused() if self.watch is not None else contextlib.nullcontext():
             yield
 
+    def discard_typed(self) -> None:
+        """Forget the keys the watch kept for the next prompt (a question is
+        drawn: what was typed before it answers nothing, here or later)."""
+        if self.watch is not None:
+            self.watch.take_typed()
+
     def _hand_back(self, typed: str) -> None:
         """Keys typed during the turn go to the next prompt, as if typed there."""
         if not typed or self._input is None:

@@ -260,8 +260,11 @@ class Repl:
         try:
             while stopsignals.received() is None:
                 try:
-                    # not prompt_toolkit's handler for the loop's errors: it asks
-                    # "Press ENTER to continue" and so eats the next typed-ahead line
+                    # set_exception_handler=False: prompt-toolkit's own handler answers
+                    # an error reported by the event loop (a task or a client
+                    # session collected unfinished) with "Press ENTER to continue...",
+                    # which eats the line the user typed ahead (issue #28's lost
+                    # line after /resume); the default handler only logs it.
                     line = await self.prompt.prompt_async(self._prompt_text(),
                                                           set_exception_handler=False)
                 except KeyboardInterrupt:
@@ -422,7 +425,8 @@ class Repl:
             try:
                 action = shell_helper.parse_choice(await self.read_line(shell_helper.CHOICES))
                 if action == "edit":
-                    command = (await self.read_line("edit> ", default=command)).strip()
+                    command = (await self.read_line(
+                        "edit> ", default=shell_helper.for_command_line(command))).strip()
                     action = "execute" if command else "abort"
             except (KeyboardInterrupt, EOFError):
                 action = "abort"
@@ -485,9 +489,11 @@ class Repl:
 
         async with self._ask_lock:  # one question at a time, whatever asks
             with self.renderer.suspend(), self.attention.question():
+                self.discard_typed_ahead()  # before the question is drawn, not only read
                 self.console.print(question_renderable(pending, verdict, rule))
                 try:
-                    line = await self.read_line(prompt_for(self.console.width, pending))
+                    line = await self.read_line(prompt_for(self.console.width, pending),
+                                                fresh=False)
                 except (KeyboardInterrupt, EOFError):
                     turn = self._turn_task
                     if turn is None:
@@ -496,13 +502,34 @@ class Repl:
                     await asyncio.get_running_loop().create_future()
         return parse_answer(line)
 
-    async def read_line(self, message: str, default: str = "") -> str:
-        """One line from the user inside a running turn. prompt-toolkit must not
-        take over SIGINT here: when it gives it back it drops our handler, and
-        Ctrl-C would then do nothing for the rest of the turn (an approved
-        `sleep 32` ran to its end). Ctrl-C at this line is a KeyboardInterrupt."""
+    async def read_line(self, message: str, default: str = "", fresh: bool = True) -> str:
+        """One line from the user inside a running turn: a question, so what was
+        typed before it appeared is dropped first (``fresh``; False when the
+        caller dropped it before drawing more of the question). prompt-toolkit
+        must not take over SIGINT here: when it gives it back it drops our
+        handler, and Ctrl-C would then do nothing for the rest of the turn (an
+        approved `sleep 32` ran to its end). Ctrl-C at this line is a
+        KeyboardInterrupt."""
+        if fresh:
+            self.discard_typed_ahead()
         return await self.question_prompt.prompt_async(message, default=default,
-                                                       handle_sigint=False)
+                                                       handle_sigint=False,
+                                                       set_exception_handler=False)
+
+    def discard_typed_ahead(self) -> None:
+        """Every key typed before a question appeared, wherever it waits: the
+        terminal's input queue, prompt-toolkit's typeahead for stdin (keys read
+        past the last accepted line), and what the focus watch kept for the next
+        prompt. The REPL's own prompt keeps its typeahead: only questions drop it."""
+        from prompt_toolkit.input.typeahead import clear_typeahead
+
+        from swebash_py.ui.terminal import discard_typed_ahead
+
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            discard_typed_ahead(sys.stdin.fileno())
+        clear_typeahead(self.question_prompt.input)
+        clear_typeahead(self.prompt.input)
+        self.attention.discard_typed()
 
     def _prompt_text(self) -> str:
         return "swebash> "

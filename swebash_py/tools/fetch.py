@@ -7,8 +7,11 @@
 * HTML becomes Markdown (``htmltext``); other text (JSON, XML, plain, CSV,
   code) passes through; anything else (images, archives, PDFs, text with NUL
   bytes) is refused;
-* the host is resolved once, when the call is previewed, and the request goes
-  to exactly those addresses (``netaddr``). A loopback or private address
+* the host is resolved once per call, when the call is previewed, and that
+  call's request goes to exactly those addresses (``netaddr``): the
+  resolution travels with the call's own arguments, never through a table
+  shared between calls (two fetches of one host in one turn, the second
+  answered with 127.0.0.1, must not move the first onto loopback). A loopback or private address
   always asks first, with a question that says so, even under ``yolo`` or an
   allow rule; a redirect onto one is refused unless the user allowed the
   first hop on the same grounds. No proxy from the environment is used: the
@@ -18,12 +21,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
 
 import httpx
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from swebash_py.sandbox.values import redact
 from swebash_py.tools.args import ToolArgs
@@ -41,7 +43,6 @@ TEXT_TYPES = ("application/json", "application/xml", "application/javascript",
               "application/x-yaml", "application/toml", "application/x-sh",
               "application/sql", "application/graphql", "application/x-ndjson")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
-_PINNED_CAP = 64
 
 
 @dataclass
@@ -58,6 +59,9 @@ class Fetched:
 class WebFetchArgs(ToolArgs):
     url: str = Field(min_length=1, max_length=4000,
                      description="The http(s) URL to fetch, e.g. https://docs.python.org/3/")
+    # Where this very call's host was found when its question was made (not a
+    # field: the model never sees or sets it). Taken once by the request.
+    _resolved: Resolution | None = PrivateAttr(default=None)
 
 
 def _host_port(url: httpx.URL) -> tuple[str, int]:
@@ -91,7 +95,6 @@ class WebFetch(Tool[WebFetchArgs]):
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self._resolver = resolver
         self._transport = transport
-        self._pinned: OrderedDict[tuple[str, int], Resolution] = OrderedDict()
 
     # -- the question -----------------------------------------------------------
 
@@ -99,7 +102,7 @@ class WebFetch(Tool[WebFetchArgs]):
         url = _parse(args.url)
         host, port = _host_port(url)
         found = resolve_host(host, port, self._resolver)
-        self._pin((host, port), found)
+        args._resolved = found  # this call's, checked below and connected to by run()
         preview = Preview(summary=f"web_fetch {url}", detail=str(url), detail_kind="text")
         if found.private:
             why = found.error or found.describe()
@@ -108,19 +111,13 @@ class WebFetch(Tool[WebFetchArgs]):
             preview.must_ask = "the URL points at a loopback or private-network address"
         return preview
 
-    def _pin(self, key: tuple[str, int], found: Resolution) -> None:
-        self._pinned[key] = found
-        self._pinned.move_to_end(key)
-        while len(self._pinned) > _PINNED_CAP:
-            self._pinned.popitem(last=False)
-
     # -- the fetch ----------------------------------------------------------------
 
     async def run(self, args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
         url = _parse(args.url)
         try:
             async with asyncio.timeout(TOTAL_TIMEOUT):
-                fetched = await self._fetch(url)
+                fetched = await self._fetch(url, _take_resolution(args, url))
         except TimeoutError as exc:
             raise ToolFailed(f"fetching {url} took more than {TOTAL_TIMEOUT:g} s") from exc
         except httpx.HTTPError as exc:
@@ -136,13 +133,16 @@ class WebFetch(Tool[WebFetchArgs]):
                                     "content_type": fetched.content_type,
                                     "bytes": len(fetched.body), "cut": fetched.cut})
 
-    async def _fetch(self, url: httpx.URL) -> Fetched:
+    async def _fetch(self, url: httpx.URL, checked: Resolution | None) -> Fetched:
+        """``checked``: the first hop's resolution, made and judged for this call."""
         private_ok: bool | None = None
         async with httpx.AsyncClient(transport=self._transport, trust_env=False,
                                      follow_redirects=False, timeout=HOP_TIMEOUT) as client:
             for _hop in range(MAX_REDIRECTS + 1):
                 host, port = _host_port(url)
-                found = await self._resolution(host, port, first=private_ok is None)
+                first = private_ok is None
+                found = checked if first and checked else await self._resolution(
+                    host, port, first=first)
                 if private_ok is None:
                     private_ok = found.private
                 if found.private and not private_ok:
@@ -160,12 +160,8 @@ class WebFetch(Tool[WebFetchArgs]):
         raise ToolFailed(f"too many redirects (more than {MAX_REDIRECTS}); last: {url}")
 
     async def _resolution(self, host: str, port: int, *, first: bool) -> Resolution:
-        """The first hop uses the addresses the question was about; later hops resolve now.
-
-        Without a preview (no question was asked) a private address is refused."""
-        pinned = self._pinned.pop((host, port), None) if first else None
-        if pinned is not None:
-            return pinned
+        """A hop with no resolution of its own yet resolves now. A first hop
+        without a preview (no question was asked) may not reach a private address."""
         found = await asyncio.to_thread(partial(resolve_host, host, port, self._resolver))
         if first and found.private:
             raise ToolFailed(f"{found.error or found.describe()}; fetching it needs the "
@@ -184,6 +180,15 @@ class WebFetch(Tool[WebFetchArgs]):
                      "Accept": "text/html,application/xhtml+xml,text/*;q=0.9,*/*;q=0.5"},
             extensions=extensions)
         return await client.send(request, stream=True)
+
+
+def _take_resolution(args: WebFetchArgs, url: httpx.URL) -> Resolution | None:
+    """The preview's resolution of this call's host, once (a second run resolves
+    afresh); None when there is none or it was made for another host."""
+    found, args._resolved = args._resolved, None
+    if found is None or found.host != _host_port(url)[0]:
+        return None
+    return found
 
 
 async def _read(response: httpx.Response, url: str) -> Fetched:

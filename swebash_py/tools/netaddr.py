@@ -1,9 +1,10 @@
 """Where a URL's host really is: resolve it once, classify the addresses.
 
-``web_fetch`` resolves a host exactly once (when the call is previewed for the
-approval question) and then connects only to the addresses found then, so a
-DNS answer that changes between the question and the request (DNS rebinding)
-cannot move a fetch onto the local network. A host is *private* when any of
+``web_fetch`` resolves a call's host exactly once (when that call is previewed
+for the approval question) and then connects only to the addresses found
+then, for that call alone, so a DNS answer that changes between the question
+and the request, or between two calls (DNS rebinding), cannot move a fetch
+onto the local network. A host is *private* when any of
 its addresses is loopback, private, link-local, shared (CGNAT), reserved,
 multicast or unspecified; such a fetch always asks, saying so.
 """

@@ -6,6 +6,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 
 from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.render.excerpt import excerpt
 from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
@@ -87,8 +88,9 @@ def _count(text: str) -> str:
 
 class _Fitted:
     """A new file or a diff: whole when it fits the terminal with the question
-    under it; else its head, then how many lines are not shown and where the
-    whole of it was written, so it can be read before answering."""
+    under it; else its head and its tail around the lines left out (never the
+    head only: line 81 can be the one that matters), then where the whole of
+    it was written, so it can be read before answering."""
 
     def __init__(self, detail: str, kind: str, summary: str) -> None:
         self._detail, self._kind, self._summary = detail, kind, summary
@@ -96,16 +98,29 @@ class _Fitted:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         room = max(MAX_PREVIEW_LINES // 3, (options.height or console.height) - 8)
         lines = make_visible(self._detail).splitlines()
-        shown = lines if len(lines) <= room else lines[:room - 1]
-        yield _diff_text("\n".join(shown)) if self._kind == "diff" else Text(
-            "\n".join(shown), style="dim")
-        if len(shown) < len(lines):
+        cut = len(lines) > room
+        shown = excerpt(lines, room - 1 if cut else room)
+        yield _diff_text(shown) if self._kind == "diff" else _dim_lines(shown)
+        if cut:
             where = _spill(self._detail, self._summary, self._kind)
             whole = "diff" if self._kind == "diff" else "file"
-            yield Text(f"… {len(lines) - len(shown)} more lines not shown ({len(lines)} in all)"
-                       + (f"; the whole {whole} is in:" if where else ""), style="bold")
+            yield Text(f"{len(lines)} lines in all" +
+                       (f"; the whole {whole} is in:" if where else ""), style="bold")
             if where:
                 yield Text(f"  {where}", overflow="fold")
+
+
+def _dim_lines(lines: list[str]) -> Text:
+    """A file's lines, dim; the line standing for the ones left out, bold."""
+    text = Text()
+    for line in lines:
+        text.append(line + "\n", style="bold" if _is_between(line) else "dim")
+    text.rstrip()
+    return text
+
+
+def _is_between(line: str) -> bool:
+    return line.startswith("… lines ") and line.endswith(" …")
 
 
 def _spill(text: str, summary: str, kind: str) -> str | None:
@@ -140,18 +155,15 @@ def show_question(console: Console, pending: PendingCall, verdict: Verdict,
 
 
 def _head(text: str) -> str:
-    lines = text.splitlines()
-    if len(lines) <= MAX_PREVIEW_LINES:
-        return text
-    hidden = len(lines) - MAX_PREVIEW_LINES
-    return "\n".join([*lines[:MAX_PREVIEW_LINES], f"… {hidden} more lines ({len(text):,} chars)"])
+    """At most MAX_PREVIEW_LINES lines: the head and the tail of a longer text."""
+    return "\n".join(excerpt(text.splitlines(), MAX_PREVIEW_LINES))
 
 
-def _diff_text(diff: str) -> Text:
+def _diff_text(lines: list[str]) -> Text:
     text = Text()
-    for line in _head(make_visible(diff)).splitlines():
-        style = ("green" if line.startswith("+") else "red" if line.startswith("-")
-                 else "cyan" if line.startswith("@@") else "")
+    for line in lines:
+        style = ("bold" if _is_between(line) else "green" if line.startswith("+")
+                 else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else "")
         text.append(line + "\n", style=style)
     return text
 
@@ -160,8 +172,10 @@ _CHANGE_STYLES = {"+": "green", "-": "red", "~": "yellow", "@": "cyan"}
 
 
 def _changes_text(changes: str) -> Text:
+    """The preview's summary, whole: it is bounded where it is made
+    (preview.summary), and cutting it here would hide deleted names."""
     text = Text()
-    for number, line in enumerate(_head(make_visible(changes)).splitlines()):
+    for number, line in enumerate(make_visible(changes).splitlines()):
         stripped = line.lstrip()
         style = "bold" if number == 0 else _CHANGE_STYLES.get(stripped[:1], "")
         text.append(line + "\n", style=style)

@@ -16,24 +16,15 @@ from rich.console import Console
 from swebash_py.approvals.approver import Answer, Asker, parse_answer
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.ui.question import prompt_for, show_question
+from swebash_py.ui.terminal import discard_typed_ahead, has_terminal, terminal_fd
 
 Suspend = Callable[[], AbstractContextManager[object]]
 
 
-def terminal_fd() -> int | None:
-    """A file descriptor on the controlling terminal, or None."""
-    try:
-        return os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
-    except OSError:
-        return None
-
-
 def terminal_asker(suspend: Suspend | None = None) -> Asker | None:
     """An asker on /dev/tty; None when there is no terminal to ask on."""
-    probe = terminal_fd()
-    if probe is None:
+    if not has_terminal():
         return None
-    os.close(probe)
     lock = asyncio.Lock()
 
     async def ask(pending: PendingCall, verdict: Verdict, rule: list[str] | None) -> Answer:
@@ -49,6 +40,7 @@ async def _ask_on_tty(pending: PendingCall, verdict: Verdict, rule: list[str] | 
     if fd is None:
         return Answer("no")
     try:
+        discard_typed_ahead(fd)  # a `y` typed at an imitation of this question is not an answer
         with open(fd, "w", encoding="utf-8", closefd=False) as out:
             console = Console(file=out, force_terminal=True, highlight=False)
             show_question(console, pending, verdict, rule)

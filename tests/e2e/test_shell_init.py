@@ -126,6 +126,35 @@ def test_key_puts_the_command_on_the_line_and_runs_nothing(
         child.terminate(force=True)
 
 
+DISGUISED = "echo \x1b]0;pwned\x07safe\x1b[2K\u202e # done\x08"
+CLEANED = "echo safe # done"
+
+
+@pytest.mark.pty
+@pytest.mark.parametrize("name", list(SHELLS))
+def test_a_suggestion_reaches_the_line_without_escapes_controls_or_bidi(
+        name: str, fake_provider: FakeProvider, workspace: Path) -> None:
+    """The twin is the test above: a plain suggestion arrives intact."""
+    if shutil.which(name) is None:
+        pytest.skip(f"{name} is not installed")
+    init = "ai shell-init fish | source" if name == "fish" else f'eval "$(ai shell-init {name})"'
+    fake_provider.queue(Reply(text=f"```sh\n{DISGUISED}\n```"))
+    child = _start(SHELLS[name], workspace, fake_provider, init)
+    try:
+        line, cursor = _ask_then_dump(child, workspace, fake_provider, "say done")
+        assert line == CLEANED and cursor == len(CLEANED)
+    finally:
+        child.terminate(force=True)
+
+
+def test_bare_output_is_sanitised_and_says_so(fake_provider: FakeProvider) -> None:
+    fake_provider.queue(Reply(text=f"```sh\n{DISGUISED}\n```"))
+    result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "say done")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == CLEANED + "\n"
+    assert "were removed" in result.stderr
+
+
 @pytest.mark.pty
 def test_a_failed_request_leaves_the_wish_on_the_line(
         fake_provider: FakeProvider, workspace: Path) -> None:
@@ -145,6 +174,7 @@ def test_piped_shell_mode_prints_the_bare_command(fake_provider: FakeProvider) -
     result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "-s", "sizes")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "du -sh * | sort -h\n"
+    assert "removed" not in result.stderr  # the twin: nothing to remove, nothing said
 
 
 def test_shell_init_prints_a_snippet_for_each_shell_and_honours_the_key(

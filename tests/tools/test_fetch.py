@@ -129,3 +129,42 @@ def test_a_private_address_asks_even_in_yolo_and_with_an_allow_rule(
     ("93.184.216.34", False), ("2606:4700::1111", False)])
 def test_address_classes(address: str, private: bool) -> None:
     assert is_private(address) is private
+
+
+async def test_two_fetches_of_one_host_each_connect_where_their_own_check_looked(
+        ctx: ToolContext) -> None:
+    """The rebinding of two calls in one turn: call 1 is judged on a public
+    answer, call 2 on 127.0.0.1; call 1's request must not use call 2's answer."""
+    import httpx
+
+    answers = iter([["93.184.216.34"], ["127.0.0.1"]])
+    went: list[str] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        went.append(request.url.host)
+        return httpx.Response(200, text="ok", headers={"content-type": "text/plain"})
+
+    tool = WebFetch(resolver=lambda _h, _p: next(answers), transport=httpx.MockTransport(record))
+    first = tool.Args.model_validate({"url": "http://rebind.test/a"})
+    second = tool.Args.model_validate({"url": "http://rebind.test/b"})
+    assert not tool.preview(first, ctx).must_ask  # public: judged by the mode
+    assert tool.preview(second, ctx).must_ask  # loopback: asks, saying so
+    await tool.run(first, ctx)
+    assert went == ["93.184.216.34"]  # not 127.0.0.1: call 2's answer stays call 2's
+    await tool.run(second, ctx)  # approved knowing it is loopback
+    assert went == ["93.184.216.34", "127.0.0.1"]
+
+
+async def test_a_second_run_of_one_call_resolves_afresh(ctx: ToolContext) -> None:
+    """A resolution serves one request: run again, the host is resolved and
+    checked anew (a loopback answer then needs a question)."""
+    import httpx
+
+    answers = iter([["93.184.216.34"], ["127.0.0.1"]])
+    tool = WebFetch(resolver=lambda _h, _p: next(answers), transport=httpx.MockTransport(
+        lambda r: httpx.Response(200, text="ok", headers={"content-type": "text/plain"})))
+    args = tool.Args.model_validate({"url": "http://rebind.test/"})
+    tool.preview(args, ctx)
+    assert not (await tool.run(args, ctx)).is_error
+    with pytest.raises(ToolFailed, match="needs the user's approval"):
+        await tool.run(args, ctx)

@@ -13,20 +13,18 @@ from swebash_py.config import load_settings
 
 
 def _tty_ask() -> Ask | None:
-    """An asker reading a line from /dev/tty; None when there is no terminal."""
-    try:
-        tty_in = open("/dev/tty", encoding="utf-8", errors="replace")  # noqa: SIM115
-        tty_out = open("/dev/tty", "w", encoding="utf-8")  # noqa: SIM115
-    except OSError:
+    """An asker on /dev/tty (the one door: typed-ahead keys are dropped first);
+    None when there is no terminal."""
+    from swebash_py.ui.terminal import ask_line, has_terminal
+
+    if not has_terminal():
         return None
 
     async def ask(question: str) -> bool:
         from swebash_py.checkpoints.flow import is_yes
 
-        tty_out.write(question)
-        tty_out.flush()
-        line = await asyncio.to_thread(tty_in.readline)
-        return is_yes(line)
+        line = await asyncio.to_thread(ask_line, question)
+        return is_yes(line or "")
 
     return ask
 
