@@ -1,0 +1,139 @@
+"""Import what the answer will need in a background thread, while the request is on the wire.
+
+A provider takes hundreds of milliseconds to send its first token; the renderer
+(rich, its Markdown, markdown-it, Pygments and a lexer or two), prompt-toolkit
+for the REPL, pydantic for the tools' arguments and litellm when the model is
+routed there are imported meanwhile, by one daemon thread, instead of on the
+path of the request (or copied to avoid them). ``cli.main`` starts it first
+thing for a command that will render an answer, held: under the GIL a thread
+importing beside the main one would slow the way to the request down, so it
+begins at ``go`` (the one-shot: when the turn's task first waits on the
+network, which is the request going out; the REPL: at once). The renderer calls
+``wait`` at its first paint. The import lock makes a module the main thread
+needs at the same time safe: one of the two imports it, the other waits for it.
+
+The thread swallows what it raises: ``wait`` only joins, and the main thread's
+own import of the same module then raises the error where it always did. Stop
+signals are delivered to the main thread only (``stopsignals``); a Ctrl-C
+during the warm-up ends the process as before, the thread being a daemon.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable
+
+# What each kind of answer draws with, in the order it is needed.
+RENDERED = ("swebash_py.render.console", "swebash_py.render.md")
+PLAIN = ("swebash_py.render.plain",)
+REPL = ("prompt_toolkit", "swebash_py.repl.session", *RENDERED)
+TOOLS = ("pydantic",)  # validates a tool call's arguments
+LITELLM = ("litellm",)
+TRACE_ENV = "SWEBASH_WARMUP_TRACE"  # a file: "<monotonic> <module>" per import done (bench)
+
+
+class _Warmup:
+    """One worker: imports the queued modules; ``wait`` returns once the first
+    batch (what the renderer draws with) is in."""
+
+    def __init__(self) -> None:
+        self._queue: list[str | Callable[[], object]] = []
+        self._lock = threading.Lock()
+        self._more = threading.Condition(self._lock)
+        self._first = threading.Event()
+        self._go = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, modules: tuple[str | Callable[[], object], ...], *, now: bool) -> None:
+        with self._lock:
+            self._queue.extend(modules)
+            self._queue.append(self._first.set)
+            if now:
+                self._go.set()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="warmup", daemon=True)
+                self._thread.start()
+
+    def add(self, *work: str | Callable[[], object]) -> None:
+        with self._lock:
+            if self._thread is None:
+                return  # not started: this command renders nothing
+            self._queue.extend(work)
+            self._more.notify()
+
+    def go(self) -> None:
+        self._go.set()
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._go.set()
+            self._first.wait()
+
+    def _run(self) -> None:
+        trace = os.environ.get(TRACE_ENV)
+        self._go.wait()
+        _do("go", trace)
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._more.wait(30)  # a late ``add`` (the model's route, the tools)
+                    if not self._queue:
+                        return
+                item = self._queue.pop(0)
+            _do(item, trace)
+
+
+def _do(item: str | Callable[[], object], trace: str | None) -> None:
+    import time
+
+    try:
+        if callable(item):
+            item()
+        elif item != "go":
+            importlib.import_module(item)
+    except BaseException:  # the main thread's own import of it reports it
+        return
+    if trace and isinstance(item, str):
+        with open(trace, "a", encoding="utf-8") as log:
+            log.write(f"{time.monotonic():.6f} {item}\n")
+
+
+_WARMUP = _Warmup()
+
+
+def start(modules: tuple[str | Callable[[], object], ...], *, now: bool = False) -> None:
+    """Queue ``modules`` for the background (the first batch: what ``wait`` waits for);
+    they load from ``go`` on (at once with ``now``)."""
+    _WARMUP.start(modules, now=now)
+
+
+def go() -> None:
+    """The request is out (or none comes): begin loading."""
+    _WARMUP.go()
+
+
+def go_when_waiting() -> None:
+    """``go`` once the running event loop's current work yields to it: the turn's
+    task then waits on the network, its request sent."""
+    import asyncio
+
+    asyncio.get_running_loop().call_soon(_WARMUP.go)
+
+
+def add(*work: str | Callable[[], object]) -> None:
+    """More to load once the first batch is in (nothing if no warm-up was started)."""
+    _WARMUP.add(*work)
+
+
+def wait() -> None:
+    """Block until the first batch is imported (at once when none was started)."""
+    _WARMUP.wait()
+
+
+def warm_markdown() -> None:
+    """The shared parser, the likely lexers and the theme, built ahead."""
+    from swebash_py.render import md
+
+    md.warm()
