@@ -4,7 +4,6 @@ the standard-library modules only a write, a misnamed call or an audit row needs
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -28,7 +27,9 @@ OURS = tuple(f"swebash_py.{name}" for name in (
 # audit row's digest (hashlib). (The first run in a data directory writes its
 # model-info cache: tempfile then too. random is not among them: rich imports it.)
 STDLIB = ("tempfile", "difflib", "hashlib")
-HEAVY = (*OURS, *STDLIB, "h2")  # h2: httpcore's HTTP/2
+# h2: httpcore's HTTP/2, loaded with httpx (behind a proxy: see the twin in
+# tests/provider/test_lean_transport.py), never on the direct backend's path
+HEAVY = (*OURS, *STDLIB, "h2")
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         "try:\n    main(sys.argv[1:])\n"
@@ -89,15 +90,3 @@ def test_the_twin_a_write_a_command_and_a_misnamed_tool_load_theirs(
     for module in ("'tempfile'", "'difflib'", "'swebash_py.tools.proc'",
                    "'swebash_py.sandbox.reaper'"):
         assert module in loaded
-
-
-def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
-    """With litellm's HTTP/2 switched on, httpcore's HTTP/2 side (and h2) stays. (A proxy
-    set, which NO_PROXY bypasses, puts the direct backend on httpx, as only then is
-    httpcore loaded; tests/provider/test_lean_transport.py sees no h2 there without it.)"""
-    from tests.fakeprovider import Reply
-
-    fake_provider.queue(Reply(text="fine"))
-    loaded = ast.literal_eval(heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True",
-                                           HTTP_PROXY="http://127.0.0.1:9"))
-    assert [m for m in loaded if m not in STDLIB] == ["h2"]  # httpx itself needs hashlib
