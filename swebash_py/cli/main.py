@@ -95,7 +95,7 @@ def _start_warmup(invocation: Invocation) -> None:
     if invocation.json_output:
         return
     if not invocation.question and sys.stdin.isatty():
-        warmup.start((*warmup.REPL, warmup.warm_markdown), now=True)
+        warmup.start((*warmup.REPL, warmup.warm_markdown))  # go: repl.session
     elif not _stdout_is_terminal():
         if not invocation.shell_mode:
             warmup.start(warmup.PLAIN)

@@ -8,7 +8,8 @@ path of the request (or copied to avoid them). ``cli.main`` starts it first
 thing for a command that will render an answer, held: under the GIL a thread
 importing beside the main one would slow the way to the request down, so it
 begins at ``go`` (the one-shot: when the turn's task first waits on the
-network, which is the request going out; the REPL: at once). The renderer calls
+network, which is the request going out; the REPL: once its prompt is ready and
+its session built, while the user types). The renderer calls
 ``wait`` at its first paint. The import lock makes a module the main thread
 needs at the same time safe: one of the two imports it, the other waits for it.
 
@@ -25,10 +26,18 @@ import os
 import threading
 from collections.abc import Callable
 
-# What each kind of answer draws with, in the order it is needed.
-RENDERED = ("swebash_py.render.console", "swebash_py.render.md")
+# What each kind of answer draws with, in the order it is needed. Two threads that
+# enter a cycle of imports from opposite ends stop one of them with a RuntimeError
+# (importlib's deadlock check), so the thread imports only what imports no module of
+# ours but leaves (the render package's own, events, agent.truncate), never a module
+# the main thread may be in the middle of: the one-shot lets it go once the request
+# is out, when the main thread's own path is loaded; the REPL (which imports
+# prompt-toolkit itself, first thing) once its prompt is up and its session built
+# (``repl.session``), third-party libraries only: a thread importing beside the
+# REPL's start-up made its prompt ~50% later.
+RENDERED = ("swebash_py.render.console", "swebash_py.render.md", "swebash_py.render.blocks")
 PLAIN = ("swebash_py.render.plain",)
-REPL = ("prompt_toolkit", "swebash_py.repl.session", *RENDERED)
+REPL = ("rich.console", "rich.live", "rich.markdown", "rich.syntax", "markdown_it", "pydantic")
 TOOLS = ("pydantic",)  # validates a tool call's arguments
 LITELLM = ("litellm",)
 TRACE_ENV = "SWEBASH_WARMUP_TRACE"  # a file: "<monotonic> <module>" per import done (bench)

@@ -2,19 +2,26 @@
 
 Model text is untrusted: every chunk is neutralized (escape sequences and
 control characters removed) before it reaches the splitter, once per chunk.
+The Markdown machinery (``blocks``, ``md``: rich.markdown, markdown-it, Pygments)
+is imported with the first text, not with the renderer: the REPL makes its
+renderer before its prompt, and ``cli.warmup`` loads it while the user types.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 
-from swebash_py.render.blocks import Block, BlockSplitter
-from swebash_py.render.md import FastMarkdown
 from swebash_py.render.sanitize import StreamNeutralizer
 from swebash_py.render.settling import screenful
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+    from swebash_py.render.blocks import Block
+    from swebash_py.render.md import FastMarkdown
 
 Sink = Callable[..., None]
 
@@ -25,11 +32,15 @@ class MarkdownStream:
     def __init__(self, sink: Sink, *, code_theme: str = "monokai") -> None:
         self._sink = sink
         self._code_theme = code_theme
+        from swebash_py.render.blocks import BlockSplitter
+
         self._splitter = BlockSplitter(self._markdown)
         self._clean = StreamNeutralizer()
         self.printed = False
 
     def _markdown(self, source: str, *, parsed: list[Token] | None = None) -> FastMarkdown:
+        from swebash_py.render.md import FastMarkdown
+
         return FastMarkdown(source, code_theme=self._code_theme, parsed=parsed)
 
     def feed(self, text: str) -> None:
@@ -81,4 +92,6 @@ class TailPreview:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text = screenful(self._tail, console.height, console.height * options.max_width,
                          self._open_fence)
+        from swebash_py.render.md import FastMarkdown
+
         yield FastMarkdown(text, code_theme=self._code_theme)
