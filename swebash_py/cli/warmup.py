@@ -16,11 +16,16 @@ needs at the same time safe: one of the two imports it, the other waits for it.
 The thread swallows what it raises: ``wait`` only joins, and the main thread's
 own import of the same module then raises the error where it always did. Stop
 signals are delivered to the main thread only (``stopsignals``); a Ctrl-C
-during the warm-up ends the process as before, the thread being a daemon.
+during the warm-up ends the process as before, the thread being a daemon. At
+exit (atexit, which runs before the interpreter freezes daemon threads) what is
+still queued is dropped and the import under way is let finish: a daemon frozen
+inside an import keeps that module's lock, and an import the exit itself makes
+of the same module would then wait for good.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import threading
@@ -41,6 +46,7 @@ REPL = ("rich.console", "rich.live", "rich.markdown", "rich.syntax", "markdown_i
 TOOLS = ("pydantic",)  # validates a tool call's arguments
 LITELLM = ("litellm",)
 TRACE_ENV = "SWEBASH_WARMUP_TRACE"  # a file: "<monotonic> <module>" per import done (bench)
+EXIT_JOIN = 10.0  # seconds the exit waits for the import under way (one module's)
 
 
 class _Warmup:
@@ -53,6 +59,7 @@ class _Warmup:
         self._more = threading.Condition(self._lock)
         self._first = threading.Event()
         self._go = threading.Event()
+        self._closing = False
         self._thread: threading.Thread | None = None
 
     def start(self, modules: tuple[str | Callable[[], object], ...], *, now: bool) -> None:
@@ -64,6 +71,7 @@ class _Warmup:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="warmup", daemon=True)
                 self._thread.start()
+                atexit.register(self.stop)
 
     def add(self, *work: str | Callable[[], object]) -> None:
         with self._lock:
@@ -74,6 +82,17 @@ class _Warmup:
 
     def go(self) -> None:
         self._go.set()
+
+    def stop(self) -> None:
+        """Drop what is queued; let the import under way finish (the process ends)."""
+        with self._lock:
+            self._queue.clear()
+            self._closing = True
+            self._go.set()
+            self._more.notify()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(EXIT_JOIN)
 
     def wait(self) -> None:
         if self._thread is not None:
@@ -86,10 +105,11 @@ class _Warmup:
         _do("go", trace)
         while True:
             with self._lock:
-                if not self._queue:
+                if not self._queue and not self._closing:
                     self._more.wait(30)  # a late ``add`` (the model's route, the tools)
-                    if not self._queue:
-                        return
+                if not self._queue or self._closing:
+                    self._first.set()  # nobody waits for good on a stopped warm-up
+                    return
                 item = self._queue.pop(0)
             _do(item, trace)
 

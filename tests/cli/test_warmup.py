@@ -123,3 +123,26 @@ def test_nothing_drawn_nothing_built() -> None:
     late = LateRenderer(lambda: pytest.fail("built"), lambda: pytest.fail("waited"))
     late.handle(TurnStart(model="m", session_id="s"))
     late.close()
+
+
+def test_at_exit_the_import_under_way_finishes_and_the_rest_is_dropped(modules: Path) -> None:
+    """A daemon frozen mid-import would keep that module's lock for good: ``stop`` (atexit)
+    lets the import under way finish and drops the rest."""
+    (modules / "warm_slow.py").write_text("import time\ntime.sleep(0.3)\nDONE = True\n")
+    (modules / "warm_dropped.py").write_text("")
+    warmup = _Warmup()
+    warmup.start(("warm_slow", "warm_dropped"), now=True)
+    threading.Event().wait(0.1)  # warm_slow is under way
+    warmup.stop()
+    assert sys.modules["warm_slow"].DONE  # finished, not cut
+    assert "warm_dropped" not in sys.modules
+    warmup.wait()  # and nobody waits for good on a stopped warm-up
+
+
+def test_the_twin_without_stop_the_rest_loads(modules: Path) -> None:
+    (modules / "warm_slow2.py").write_text("import time\ntime.sleep(0.3)\n")
+    (modules / "warm_kept.py").write_text("")
+    warmup = _Warmup()
+    warmup.start(("warm_slow2", "warm_kept"), now=True)
+    warmup.wait()
+    assert "warm_kept" in sys.modules
