@@ -26,7 +26,6 @@ of the same module would then wait for good.
 from __future__ import annotations
 
 import atexit
-import importlib
 import os
 import threading
 from collections.abc import Callable
@@ -120,8 +119,8 @@ def _do(item: str | Callable[[], object], trace: str | None) -> None:
     try:
         if callable(item):
             item()
-        elif item != "go":
-            importlib.import_module(item)
+        elif item != "go":  # __import__, not importlib's: -X importtime logs it then
+            __import__(item)
     except BaseException:  # the main thread's own import of it reports it
         return
     if trace and isinstance(item, str):

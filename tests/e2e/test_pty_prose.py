@@ -191,3 +191,32 @@ def test_stderr_goes_to_the_file_not_the_screen(fake_provider: FakeProvider,
     run = Run(fake_provider, tmp_path, Reply(text="Hi.", chunk_size=4))
     assert run.lines == ["Hi."]
     assert "import time:" in run.stderr
+
+
+def test_piped_the_request_goes_out_before_the_plain_renderer_loads(
+        fake_provider: FakeProvider, tmp_path: Path) -> None:
+    """Output to a pipe: the same order, and the answer is the text itself."""
+    import subprocess
+
+    errors = tmp_path / "stderr.txt"
+    errors.write_text("")
+    held = threading.Event()
+    fake_provider.queue(Reply(text=MARKDOWN, chunk_size=4, gate=held))
+    _mark_arrivals(fake_provider, errors)
+    with open(errors, "a", encoding="utf-8") as stderr:
+        proc = subprocess.Popen([AI, "-m", "openai/x", "--api-base", fake_provider.url, "q"],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                                text=True, cwd=tmp_path,
+                                env=ai_env({"PYTHONPROFILEIMPORTTIME": "1"}))
+        fake_provider.wait_for_requests(1, timeout=30)
+        held.set()
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert out == MARKDOWN  # piped: the answer's text as it came
+    head, marker, tail = errors.read_text().partition(MARKER)
+    assert marker
+    before = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", head, re.M))
+    after = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", tail, re.M))
+    assert "swebash_py.cli.main" in before
+    assert before & set(HEAVY) == set()
+    assert {"rich.console", "swebash_py.render.plain"} <= after  # the twin: loaded, later
