@@ -1,15 +1,15 @@
 """Import what the answer will need in a background thread, while the request is on the wire.
 
 A provider takes hundreds of milliseconds to send its first token; the renderer
-(rich, its Markdown, markdown-it, Pygments and a lexer or two), prompt-toolkit
-for the REPL, pydantic for the tools' arguments and litellm when the model is
-routed there are imported meanwhile, by one daemon thread, instead of on the
-path of the request (or copied to avoid them). ``cli.main`` starts it first
+(rich, its Markdown, markdown-it, Pygments and a lexer or two), pydantic for
+the tools' arguments and litellm when the model is routed there are imported
+meanwhile, by one daemon thread, instead of on the path of the request (or
+copied to avoid them). ``cli.main`` starts it first
 thing for a command that will render an answer, held: under the GIL a thread
 importing beside the main one would slow the way to the request down, so it
 begins at ``go`` (the one-shot: when the turn's task first waits on the
-network, which is the request going out; the REPL: once its prompt is ready and
-its session built, while the user types). The renderer calls
+network, its connection being made and the request written right after; the
+REPL: once its prompt is ready and its session built, while the user types). The renderer calls
 ``wait`` at its first paint. The import lock makes a module the main thread
 needs at the same time safe: one of the two imports it, the other waits for it.
 
