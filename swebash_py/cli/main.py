@@ -6,10 +6,9 @@ the typer application in ``cli.subcommands``; everything else is a question
 (or the REPL), parsed by ``cli.args`` (argparse), whose renderer ``cli.warmup``
 queues for a background import (let go once the request is out), and run by
 ``cli.oneshot`` (or ``repl.session``) inside this module's error boundary: one
-``ai: ...`` line
-for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C,
-143 / 129 on SIGTERM / SIGHUP (``stopsignals``), 0 (quietly, ``cli.pipes``) when
-the reader of our output has gone.
+``ai: ...`` line for errors we raise on purpose (traceback with ``--debug``),
+130 on Ctrl-C, 143 / 129 on SIGTERM / SIGHUP (``stopsignals``), 0 (quietly,
+``cli.pipes``) when the reader of our output has gone.
 """
 
 from __future__ import annotations
