@@ -42,26 +42,3 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ws.mkdir()
     monkeypatch.chdir(ws)
     return Path(os.path.realpath(ws))
-
-
-@pytest.fixture(autouse=True, scope="session")
-def style_codes_per_colour_system() -> Iterator[None]:
-    """rich caches a ``Style``'s escape codes on the instance for the first colour
-    system it renders with. A user's process has one console, so one system; a
-    test worker renders at several, and a shared style (a theme's, a cached one)
-    would carry one test's codes into another's byte comparison. Here the codes
-    are made anew on every render, as in a process of their own."""
-    from rich.style import Style
-
-    make = Style._make_ansi_codes
-
-    def fresh(self: Style, color_system: object) -> str:
-        self._ansi = None
-        codes: str = make(self, color_system)  # type: ignore[arg-type]
-        self._ansi = None  # ``render`` uses a cached one without asking
-        return codes
-
-    fresh.__wrapped__ = make  # type: ignore[attr-defined]
-    Style._make_ansi_codes = fresh  # type: ignore[method-assign]
-    yield
-    Style._make_ansi_codes = make  # type: ignore[method-assign]

@@ -23,6 +23,7 @@ import select
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -111,6 +112,8 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any]
     disconnected: bool = False  # the client closed the connection mid-reply
+    arrived: float = 0.0  # time.monotonic() when the request was read (whole-process benches)
+    first_byte: float | None = None  # time.monotonic() when the reply's first event went out
 
 
 # ---------------------------------------------------------------- neutral fragments
@@ -286,7 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_raw": raw.decode("utf-8", "replace")}
         path = self.path.split("?", 1)[0]
-        record = RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body)
+        record = RecordedRequest(path, {k.lower(): v for k, v in self.headers.items()}, body,
+                                 arrived=time.monotonic())
         reply = self.server.provider._next_reply(record)
         anthropic = path in ANTHROPIC_PATHS
         if isinstance(reply, RawReply):
@@ -304,7 +308,7 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 if reply.mode:
                     return self._misbehave(reply)
-                self._stream(reply, events, anthropic)
+                self._stream(reply, events, anthropic, record)
             except OSError:  # the client went away
                 record.disconnected = True
                 self.server.provider._note_disconnect()
@@ -338,13 +342,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
     def _stream(self, reply: Reply, events: Iterator[tuple[bool, str]],
-                anthropic: bool) -> None:
+                anthropic: bool, record: RecordedRequest) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
         stop = self.server.provider._stopping
+        ttft = self.server.provider.ttft
+        if ttft > 0:  # the model "thinks": headers at once, the first event later
+            self.wfile.flush()
+            if stop.wait(ttft):
+                return self._cut([])
+        record.first_byte = time.monotonic()
         buf: list[str] = []
         size = 0
         frags = 0
@@ -457,9 +467,10 @@ class _Server(ThreadingHTTPServer):
 class FakeProvider:
     """The scripted server. Use as a context manager or ``start()`` / ``stop()``."""
 
-    def __init__(self, port: int = 0, repeat_last: bool = False) -> None:
+    def __init__(self, port: int = 0, repeat_last: bool = False, ttft: float = 0.0) -> None:
         self._port = port
         self.repeat_last = repeat_last
+        self.ttft = ttft  # seconds from a request to its reply's first event
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
         self._replies: deque[Reply | ErrorReply | RawReply] = deque()
@@ -555,6 +566,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--script", required=True, help="JSON list of replies")
     ap.add_argument("--repeat-last", action="store_true")
+    ap.add_argument("--ttft", type=float, default=0.0,
+                    help="time to first token: seconds before a reply's first event")
     args = ap.parse_args(argv)
     with open(args.script, encoding="utf-8") as f:
         script = json.load(f)
@@ -562,7 +575,7 @@ def main(argv: list[str] | None = None) -> None:
     if isinstance(script, dict):
         repeat = repeat or bool(script.get("repeat_last"))
         script = script.get("replies", [])
-    fp = FakeProvider(args.port, repeat_last=repeat)
+    fp = FakeProvider(args.port, repeat_last=repeat, ttft=args.ttft)
     fp.queue(*(reply_from_dict(d) for d in script))
     fp.start()
     print(f"READY {fp.url}", flush=True)

@@ -5,16 +5,16 @@
 without importing this module; a test keeps its Options block equal to
 ``options_help()``, which is rendered from this parser.
 
-argparse parses (and words the errors of) any command line; a plain one (known
-option names, and values and words that do not start with ``-``, so argparse
-could only read it one way) is read from ``OPTIONS`` directly, without importing
-argparse (~2 ms of a one-shot answer). A test holds the two to the same result.
+argparse parses (and words the errors of) every command line of a question;
+typer (``cli.subcommands``) the subcommands: two parsers, because the
+subcommands' nested groups and typed options are typer's strength and a
+question's free words mixed with options (``ai -m x why is the sky blue``) are
+argparse's ``parse_intermixed_args``.
 """
 
 from __future__ import annotations
 
 import functools
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from swebash_py.cli.invocation import Invocation
@@ -95,7 +95,7 @@ def options_help(parser: argparse.ArgumentParser | None = None) -> str:
 
 def parse_question_args(args: list[str]) -> Invocation:
     """An ``Invocation`` from the command line of a question (or the REPL)."""
-    ns = plain_parse(args) or build_parser().parse_intermixed_args(args)
+    ns = build_parser().parse_intermixed_args(args)
     if ns.approval is not None and ns.approval not in APPROVAL_MODES:
         raise UsageError(f"invalid value for --approval: '{ns.approval}' is not one of "
                          + ", ".join(APPROVAL_MODES))
@@ -112,51 +112,3 @@ def parse_question_args(args: list[str]) -> Invocation:
         shell_mode=ns.shell_mode, explain=ns.explain, debug=ns.debug,
         show_version=ns.version, show_help=ns.help, sandbox=ns.sandbox, trust=ns.trust,
         images=ns.images)
-
-
-def plain_parse(args: list[str]) -> SimpleNamespace | None:
-    """``args`` parsed as argparse parses them, when they are plain: each is a known
-    option name (exactly), a value of the option before it, or a word of the question,
-    and no value or word starts with ``-``. None for any other command line."""
-    table = _option_table()
-    found: dict[str, Any] = {dest: _DEFAULTS[kind]() for dest, kind in table.values()}
-    words: list[str] = []
-    position = 0
-    while position < len(args):
-        token = args[position]
-        position += 1
-        if not token.startswith("-"):
-            words.append(token)
-            continue
-        if token not in table:
-            return None
-        dest, kind = table[token]
-        if kind == "store_true":
-            found[dest] = True
-            continue
-        if position == len(args) or args[position].startswith("-"):
-            return None  # argparse says what is missing
-        value = args[position]
-        position += 1
-        if kind == "append":
-            found[dest].append(value)
-        else:
-            found[dest] = value
-    return SimpleNamespace(question=words, **found)
-
-
-# argparse's default for each kind of option (a new list each time for ``append``)
-_DEFAULTS: dict[str, Any] = {"store_true": lambda: False, "append": list, "": lambda: None}
-
-
-@functools.cache
-def _option_table() -> dict[str, tuple[str, str]]:
-    """Each option string -> (its ``dest``, its action: "store_true", "append" or ""
-    for a value), named as argparse names them."""
-    table = {}
-    for names, keywords in OPTIONS:
-        long_names = [name for name in names if name.startswith("--")]
-        dest = keywords.get("dest") or (long_names or names)[0].lstrip("-").replace("-", "_")
-        for name in names:
-            table[name] = (dest, keywords.get("action", ""))
-    return table

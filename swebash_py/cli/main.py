@@ -3,11 +3,12 @@
 In order: ``--version`` and ``--help`` are answered without importing
 anything heavy (start-up is a feature); the words in ``SUBCOMMANDS`` go to
 the typer application in ``cli.subcommands``; everything else is a question
-(or the REPL), parsed by ``cli.args`` and run by ``cli.oneshot`` (or
-``repl.session``) inside this module's error boundary: one ``ai: ...`` line
-for errors we raise on purpose (traceback with ``--debug``), 130 on Ctrl-C,
-143 / 129 on SIGTERM / SIGHUP (``stopsignals``), 0 (quietly, ``cli.pipes``) when
-the reader of our output has gone.
+(or the REPL), parsed by ``cli.args`` (argparse), whose renderer ``cli.warmup``
+queues for a background import (let go once the request is out), and run by
+``cli.oneshot`` (or ``repl.session``) inside this module's error boundary: one
+``ai: ...`` line for errors we raise on purpose (traceback with ``--debug``),
+130 on Ctrl-C, 143 / 129 on SIGTERM / SIGHUP (``stopsignals``), 0 (quietly,
+``cli.pipes``) when the reader of our output has gone.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "sync",
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
+    from swebash_py.config import Settings
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,9 +43,6 @@ def main(argv: list[str] | None = None) -> None:
     # pydantic scans every installed package's entry points for plugins at
     # import (~10 ms); this program uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    from swebash_py.lean_imports import skip_unused_imports
-
-    skip_unused_imports()  # httpx's CLI, pydantic's plugin loader
     if args and args[0] in SUBCOMMANDS:
         from swebash_py.cli.subcommands import run
 
@@ -79,12 +78,39 @@ def _ask(args: list[str]) -> int:
     if invocation.show_version:
         _print_version()
         return 0
+    _start_warmup(invocation)
     if not invocation.question and not (invocation.json_output or invocation.shell_mode
                                         or invocation.explain):
         from swebash_py import early_prompt
 
         early_prompt.show()  # the REPL, most likely: be visibly ready at once
     return run_guarded(invocation)
+
+
+def _start_warmup(invocation: Invocation) -> None:
+    """Begin importing what this invocation will draw its answer with (nothing for
+    JSON lines or a bare ``-s`` command, which rich does not draw)."""
+    from swebash_py.cli import warmup
+
+    if invocation.json_output:
+        return
+    if not invocation.question and sys.stdin.isatty():
+        warmup.start((*warmup.REPL, warmup.warm_markdown))  # go: repl.session
+    elif not _stdout_is_terminal():
+        if not invocation.shell_mode:
+            warmup.start(warmup.PLAIN)
+    else:
+        warmup.start((*warmup.RENDERED, warmup.warm_markdown))
+
+
+def _stdout_is_terminal() -> bool:
+    """What rich's Console will decide (FORCE_COLOR / TTY_COMPATIBLE=1 say yes)."""
+    if "FORCE_COLOR" in os.environ or os.environ.get("TTY_COMPATIBLE") == "1":
+        return True
+    try:
+        return sys.stdout.isatty()
+    except ValueError:  # closed
+        return False
 
 
 def run_guarded(invocation: Invocation) -> int:
@@ -119,6 +145,18 @@ def run_guarded(invocation: Invocation) -> int:
         return exc.exit_code
 
 
+def _warm_for(settings: Settings, invocation: Invocation) -> None:
+    """Once the model is known: litellm when it serves the model, pydantic when
+    tools are offered (after the renderer's modules, if a warm-up runs)."""
+    from swebash_py.cli import warmup
+    from swebash_py.provider.routing import route
+
+    if route(settings.resolved_model, settings.api_base, settings.backend).backend == "litellm":
+        warmup.add(*warmup.LITELLM)
+    if not invocation.no_tools:
+        warmup.add(*warmup.TOOLS)
+
+
 def execute(invocation: Invocation) -> int:
     """Run what the invocation asks for (REPL, ``-s``, one-shot); returns the exit code."""
     import asyncio
@@ -131,6 +169,7 @@ def execute(invocation: Invocation) -> int:
 
     settings = load_settings(invocation.setting_flags(),
                              project=project_decider(invocation.trust))
+    _warm_for(settings, invocation)
     piped = read_piped()
     question = compose_question(invocation.question, piped)
     if not question:

@@ -124,16 +124,16 @@ def _make_renderer(invocation: Invocation) -> Renderer:
         from swebash_py.render.jsonl import JsonRenderer
 
         return JsonRenderer(sys.stdout)
-    from swebash_py.cli.piped_text import PipedText, surely_plain
+    from swebash_py.cli import warmup
+    from swebash_py.render.late import LateRenderer
 
+    # Built at the first paint, once cli.warmup has imported what it draws with.
     # In plain mode (output piped or redirected) tool lines and notes go to
     # stderr, so `ai "q" > answer.md` holds only the answer.
-    if surely_plain(sys.stdout):
-        return PipedText()  # PlainRenderer's output; rich only if a tool line comes
-    from swebash_py.cli.tty_text import TtyText, mirrors
+    return LateRenderer(_rendered, warmup.wait, begin=warmup.go_when_waiting)
 
-    if mirrors(sys.stdout):
-        return TtyText()  # Renderer's output while the answer is prose; rich after
+
+def _rendered() -> Renderer:
     from swebash_py.render import make_renderer
 
     return make_renderer(status_to_stderr=True)

@@ -26,14 +26,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from swebash_py.render import elements, fastblock
-from swebash_py.render.md import FastMarkdown, block_parser, complete
+from markdown_it.token import Token
+from rich.markdown import Markdown, MarkdownElement
+
+from swebash_py.render.md import FastMarkdown, block_parse, complete
 from swebash_py.render.settling import SettlingText
-from swebash_py.render.tokens import Tok as Token
 
 _NO_REFS = {"fence", "code_block", "html_block"}
-
-
 _NOT_ELEMENTS = {"text", "hardbreak", "softbreak", "link_open", "link_close", "html_inline"}
 
 
@@ -53,7 +52,16 @@ class MakeMarkdown(Protocol):
 
 
 def _new_line_after(token: Token) -> bool:
-    return elements.new_line_after(token.type)
+    """Whether rich's loop puts a blank line after the element ``token`` opens."""
+    element = FastMarkdown.elements.get(token.type)
+    return element is None or element.new_line
+
+
+def _draws_children(token_type: str) -> bool:
+    """Whether rich draws the children of this element as they close (its default
+    ``on_child_close``) rather than keeping them to draw with itself."""
+    element = FastMarkdown.elements.get(token_type)
+    return element is None or element.on_child_close is MarkdownElement.on_child_close
 
 
 class BlockSplitter(SettlingText[Block]):
@@ -64,16 +72,6 @@ class BlockSplitter(SettlingText[Block]):
         self._make = make
         self._fence_close: re.Pattern[str] | None = None  # tail is an open fence
         self._refs: list[str] = []  # link reference definitions seen so far
-
-    @classmethod
-    def resume(cls, make: MakeMarkdown, *, tail: str, held_cr: bool, parsed_len: int,
-               unsettled_from: int, prev_new_line: bool) -> BlockSplitter:
-        """A splitter in the state one would be in after settling, as ``prose.ProseSplitter``
-        did, the text before ``tail`` (plain paragraphs: no open fence, no references)."""
-        splitter = cls(make)
-        splitter._tail, splitter._held_cr, splitter._parsed_len = tail, held_cr, parsed_len
-        splitter._unsettled_from, splitter._prev_new_line = unsettled_from, prev_new_line
-        return splitter
 
     @property
     def open_fence(self) -> bool:
@@ -100,9 +98,7 @@ class BlockSplitter(SettlingText[Block]):
         text = self._tail[:end]
         self._parsed_len = end
         env: dict[str, object] = {}
-        tokens = fastblock.parse(text)
-        if tokens is None:
-            tokens = block_parser().parse(text, env)
+        tokens = block_parse(text, env)
         starts = [i for i, t in enumerate(tokens) if t.level == 0 and t.nesting >= 0 and t.map]
         top = [tokens[i] for i in starts]
         keep = len(top) if final else len(top) - 1
@@ -186,7 +182,7 @@ def _owes_prior_gap(tokens: list[Token]) -> bool:
     for token in _flatten(tokens):
         if token.type in _NOT_ELEMENTS:
             continue
-        if token.tag in elements.INLINES and token.type not in ("fence", "code_block"):
+        if token.tag in Markdown.inlines and token.type not in ("fence", "code_block"):
             continue
         if token.nesting == 1:
             parents.append(token.type)
@@ -195,7 +191,7 @@ def _owes_prior_gap(tokens: list[Token]) -> bool:
             parents.pop()
         if token.type == "inline":  # never drawn after a blank line, then owes one
             return False
-        return not parents or elements.draws_children(parents[-1])
+        return not parents or _draws_children(parents[-1])
     return False
 
 

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -51,10 +51,6 @@ from swebash_py.render.tools_view import (
     result_view,
     short_args,
 )
-
-if TYPE_CHECKING:
-    from swebash_py.render.prose import ProseSplitter
-    from swebash_py.render.sanitize import StreamNeutralizer
 
 ThinkingMode = Literal["compact", "full", "hidden"]
 
@@ -136,21 +132,6 @@ class Renderer:
                 self._print(cancelled_line(state, now))
             self._tools.clear()
             self._area.stop()
-
-    def adopt(self, splitter: ProseSplitter | None, clean: StreamNeutralizer, *,
-              text_printed: bool, printed: bool, redraw: bool) -> None:
-        """Go on from where ``cli.tty_text`` (this turn's renderer so far, its live
-        region erased) stopped: its open text (``splitter`` and ``clean``, None when
-        none is open), whether that text and the turn printed anything; ``redraw``:
-        draw the live region now, as after a chunk."""
-        with self._lock:
-            self._printed = printed
-            if splitter is not None:
-                self._text = MarkdownStream.resume(self._area.queue, splitter, clean,
-                                                   printed=text_printed,
-                                                   code_theme=self._code_theme)
-            if redraw:
-                self._area.update()
 
     @contextmanager
     def suspend(self) -> Iterator[None]:

@@ -2,10 +2,9 @@
 
 Model text is untrusted: every chunk is neutralized (escape sequences and
 control characters removed) before it reaches the splitter, once per chunk.
-While the text is plain prose it is split and drawn by ``prose`` (no markdown-it,
-rich Markdown or Pygments imported); the first chunk that could hold Markdown
-syntax hands the unsettled text to ``blocks.BlockSplitter``, in the state it
-would have reached itself, so the output is the same byte for byte.
+The Markdown machinery (``blocks``, ``md``: rich.markdown, markdown-it, Pygments)
+is imported with the first text, not with the renderer: the REPL makes its
+renderer before its prompt, and ``cli.warmup`` loads it while the user types.
 """
 
 from __future__ import annotations
@@ -15,15 +14,13 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 
-from swebash_py.render.prose import ProseBlock, ProseSplitter, is_prose, paragraphs
-from swebash_py.render.prose_view import Prose
 from swebash_py.render.sanitize import StreamNeutralizer
 from swebash_py.render.settling import screenful
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-    from swebash_py.render.blocks import Block, BlockSplitter
+    from swebash_py.render.blocks import Block
     from swebash_py.render.md import FastMarkdown
 
 Sink = Callable[..., None]
@@ -35,7 +32,9 @@ class MarkdownStream:
     def __init__(self, sink: Sink, *, code_theme: str = "monokai") -> None:
         self._sink = sink
         self._code_theme = code_theme
-        self._splitter: ProseSplitter | BlockSplitter = ProseSplitter()
+        from swebash_py.render.blocks import BlockSplitter
+
+        self._splitter = BlockSplitter(self._markdown)
         self._clean = StreamNeutralizer()
         self.printed = False
 
@@ -44,35 +43,11 @@ class MarkdownStream:
 
         return FastMarkdown(source, code_theme=self._code_theme, parsed=parsed)
 
-    @classmethod
-    def resume(cls, sink: Sink, splitter: ProseSplitter, clean: StreamNeutralizer, *,
-               printed: bool, code_theme: str = "monokai") -> MarkdownStream:
-        """Go on with a text another renderer began (``cli.tty_text``): its splitter and
-        neutralizer as they stand, and whether it printed anything."""
-        stream = cls(sink, code_theme=code_theme)
-        stream._splitter, stream._clean, stream.printed = splitter, clean, printed
-        stream._leave_prose()
-        return stream
-
     def feed(self, text: str) -> None:
         """Add a chunk (cheap: nothing is parsed or rendered here)."""
         text = self._clean.feed(text)
         if text:
-            self._add(text)
-
-    def _add(self, text: str) -> None:
-        splitter = self._splitter
-        splitter.add(text)
-        if isinstance(splitter, ProseSplitter) and not splitter.prose:
-            self._leave_prose()
-
-    def _leave_prose(self) -> None:
-        """Markdown came: a ``BlockSplitter`` goes on from the prose splitter's state."""
-        splitter = self._splitter
-        if isinstance(splitter, ProseSplitter) and not splitter.prose:
-            from swebash_py.render.blocks import BlockSplitter
-
-            self._splitter = BlockSplitter.resume(self._markdown, **splitter.state())
+            self._splitter.add(text)
 
     def settle(self) -> None:
         """Hand on the blocks settled since the last call (once per frame)."""
@@ -82,11 +57,11 @@ class MarkdownStream:
         """The text ended: hand on what is left."""
         rest = self._clean.finish()
         if rest:
-            self._add(rest)
+            self._splitter.add(rest)
             self._print(self._splitter.settle())
         self._print(self._splitter.finish())
 
-    def _print(self, blocks: Sequence[Block | ProseBlock]) -> None:
+    def _print(self, blocks: Sequence[Block]) -> None:
         if not blocks:
             return
         out: list[RenderableType] = []
@@ -117,11 +92,6 @@ class TailPreview:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         text = screenful(self._tail, console.height, console.height * options.max_width,
                          self._open_fence)
-        yield self._markdown(text)
-
-    def _markdown(self, text: str) -> RenderableType:
-        if not self._open_fence and is_prose(text):
-            return Prose(paragraphs(text))
         from swebash_py.render.md import FastMarkdown
 
-        return FastMarkdown(text, code_theme=self._code_theme)
+        yield FastMarkdown(text, code_theme=self._code_theme)

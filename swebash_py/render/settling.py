@@ -1,12 +1,9 @@
-"""The streamed text a splitter holds until it settles: what ``blocks.BlockSplitter``
-and ``prose.ProseSplitter`` share, so both settle at the same calls.
+"""The streamed text ``blocks.BlockSplitter`` holds until it settles.
 
 ``add`` appends a chunk (a ``\\r`` at its end is held back until the next chunk
 says whether it is half of ``\\r\\n``; line ends become ``\\n``), in linear total
 time. ``settle`` parses only complete lines, and rations parsing (see
-``_worth_parsing``) so a long unsettled block does not make the cost quadratic.
-Stdlib only: the prose path must not import the Markdown parser.
-"""
+``_worth_parsing``) so a long unsettled block does not make the cost quadratic."""
 
 from __future__ import annotations
 

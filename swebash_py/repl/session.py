@@ -145,6 +145,9 @@ class Repl:
                 raise
             return
         self._start_extensions()
+        from swebash_py.cli import warmup
+
+        warmup.go()  # the renderer's libraries, while the user types
 
     def _start_extensions(self) -> None:
         """MCP servers start in the background; custom commands join completion."""

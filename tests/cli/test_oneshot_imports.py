@@ -4,7 +4,6 @@ the standard-library modules only a write, a misnamed call or an audit row needs
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -12,9 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# ours, each needed only once the model calls a tool (or a feature is configured)
+# ours, each needed only once the model calls a tool (or a feature is configured).
+# (agent.truncate is not among them: the renderer's tool view cuts results with it,
+# and the renderer is loaded for every answer, in the background once the request is out.)
 OURS = tuple(f"swebash_py.{name}" for name in (
-    "agent.executor", "agent.truncate", "approvals.audit", "approvals.decision",
+    "agent.executor", "approvals.audit", "approvals.decision",
     "approvals.rules", "sandbox.values", "sandbox.grant", "tools.proc", "sandbox.reaper",
     "approvals.policy", "approvals.shellparse", "agent.hooks", "project.commands",
     "tools.args", "tools.files", "tools.find", "tools.command", "tools.edit", "tools.fetch",
@@ -22,12 +23,13 @@ OURS = tuple(f"swebash_py.{name}" for name in (
     "sandbox.runner", "sandbox.policy", "mcpclient.connection", "mcpclient.manager",
     "mcpclient.tool", "team.remote", "team.uploader", "preview.policy", "ui.tty_asker",
 ))
-# the standard library's: a file written (tempfile, random), a misnamed tool (difflib),
-# an audit row's digest (hashlib), a command line that is not plain (argparse: see
-# cli.args.plain_parse). (The first run in a data directory writes its model-info
-# cache: tempfile then too.)
-STDLIB = ("tempfile", "random", "difflib", "hashlib", "argparse")
-HEAVY = (*OURS, *STDLIB, "h2")  # h2: httpcore's HTTP/2 (lean_imports)
+# the standard library's: a file written (tempfile), a misnamed tool (difflib), an
+# audit row's digest (hashlib). (The first run in a data directory writes its
+# model-info cache: tempfile then too. random is not among them: rich imports it.)
+STDLIB = ("tempfile", "difflib", "hashlib")
+# h2: httpcore's HTTP/2, loaded with httpx (behind a proxy: see the twin in
+# tests/provider/test_lean_transport.py), never on the direct backend's path
+HEAVY = (*OURS, *STDLIB, "h2")
 
 CODE = ("import sys\nfrom swebash_py.cli.main import main\n"
         "try:\n    main(sys.argv[1:])\n"
@@ -51,7 +53,7 @@ def test_a_text_only_one_shot_imports_none_of_them(fake_provider: Any, tmp_path:
     fake_provider.queue(Reply(text="fine"))
     fake_provider.queue(Reply(text="fine"))
     first = heavy_loaded(fake_provider, tmp_path)
-    assert first == "['random', 'tempfile']"  # the model-info cache, written once
+    assert first == "['tempfile']"  # the model-info cache, written once
     assert heavy_loaded(fake_provider, tmp_path) == "[]"
 
 
@@ -66,7 +68,7 @@ def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
     fake_provider.queue(Reply(text="fine"))
     loaded = heavy_loaded(fake_provider, tmp_path)
     for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files",
-                   "agent.executor", "agent.truncate", "approvals.audit", "approvals.decision",
+                   "agent.executor", "approvals.audit", "approvals.decision",
                    "approvals.rules", "sandbox.values", "sandbox.grant"):
         assert f"'swebash_py.{module}'" in loaded
     assert "'hashlib'" in loaded  # the call's audit row
@@ -88,25 +90,3 @@ def test_the_twin_a_write_a_command_and_a_misnamed_tool_load_theirs(
     for module in ("'tempfile'", "'difflib'", "'swebash_py.tools.proc'",
                    "'swebash_py.sandbox.reaper'"):
         assert module in loaded
-
-
-def test_the_twin_a_command_line_that_is_not_plain_loads_argparse(
-        fake_provider: Any, tmp_path: Path) -> None:
-    from tests.fakeprovider import Reply
-
-    fake_provider.queue(Reply(text="fine"))
-    fake_provider.queue(Reply(text="fine"))
-    heavy_loaded(fake_provider, tmp_path)  # the model-info cache is written
-    assert heavy_loaded(fake_provider, tmp_path, "--approval=yolo") == "['argparse']"
-
-
-def test_the_twin_http2_asked_of_litellm_loads_h2(fake_provider: Any, tmp_path: Path) -> None:
-    """With litellm's HTTP/2 switched on, httpcore's HTTP/2 side (and h2) stays. (A proxy
-    set, which NO_PROXY bypasses, puts the direct backend on httpx, as only then is
-    httpcore loaded; tests/provider/test_lean_transport.py sees no h2 there without it.)"""
-    from tests.fakeprovider import Reply
-
-    fake_provider.queue(Reply(text="fine"))
-    loaded = ast.literal_eval(heavy_loaded(fake_provider, tmp_path, LITELLM_HTTP2="True",
-                                           HTTP_PROXY="http://127.0.0.1:9"))
-    assert [m for m in loaded if m not in STDLIB] == ["h2"]  # httpx itself needs hashlib

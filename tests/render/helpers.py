@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -76,15 +73,3 @@ def chunked(text: str, size: int) -> list[str]:
 
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def mismatches_in_fresh_process(module: str, color_system: str) -> list[str]:
-    """``module.mismatches(color_system)`` run in a new interpreter: rich caches a
-    Style's escape codes on the instance for the colour system it first met, so
-    one process compares one colour system (the others in their own)."""
-    script = (f"import json; from {module} import mismatches; "
-              f"print(json.dumps(mismatches({color_system!r})))")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, check=True)
-    found: list[str] = json.loads(done.stdout)
-    return found
