@@ -3,8 +3,10 @@
 ``HOME_SECRETS`` are masked inside every sandbox when they exist;
 ``is_sensitive`` is the name-based test the file tools apply to every path
 they touch (after resolving symlinks, and to the unresolved path too);
-``workspace_env_files`` finds ``.env``/``.env.*`` at any depth (a full walk: the
-sandbox uses ``envfiles.EnvFileIndex``, which gives the same answer cheaply).
+``is_secret_entry`` is the same test for one directory entry met by a walk
+(the sandbox's index, ``pathindex.PathIndex``, masks every such entry at any depth
+of the workspace and ``writable_roots``); ``workspace_secrets`` is the plain full
+walk that index must agree with.
 """
 
 from __future__ import annotations
@@ -52,17 +54,29 @@ def home_secrets(home: Path) -> list[Path]:
     return [home / rel for rel in HOME_SECRETS if os.path.lexists(home / rel)]
 
 
-def workspace_env_files(root: Path) -> Iterator[Path]:
-    """``.env`` files at any depth of ``root`` (``.git`` skipped, symlinks not followed)."""
-    stack = [str(root)]
+def is_secret_entry(parents: tuple[str, ...], name: str) -> bool:
+    """``is_sensitive(Path(*parents, name))`` for an entry none of whose ``parents``
+    (relative to the walked root) is secret: the index's per-entry test, without
+    building a path for each of a large tree's names."""
+    if name in SECRET_DIRS or name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES) \
+            or is_env_file(name):
+        return True
+    return any(seq[-1] == name and parents[len(parents) - len(seq) + 1:] == seq[:-1]
+               and len(parents) >= len(seq) - 1 for seq in SECRET_SUBDIRS)
+
+
+def workspace_secrets(root: Path) -> Iterator[Path]:
+    """The topmost secrets at any depth of ``root`` (``.git`` skipped, symlinks not
+    followed, a secret directory not entered): a full walk, for tests and the bench."""
+    stack: list[tuple[str, tuple[str, ...]]] = [(str(root), ())]
     while stack:
-        top = stack.pop()
+        top, parents = stack.pop()
         try:
             entries = list(os.scandir(top))
         except OSError:
             continue
         for entry in entries:
-            if is_env_file(entry.name):
+            if is_sensitive(Path(*parents, entry.name)):
                 yield Path(entry.path)
             elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
+                stack.append((entry.path, (*parents, entry.name)))
