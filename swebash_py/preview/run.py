@@ -54,6 +54,7 @@ class Preview:
         """Apply the changes (never past the bound), then free the overlay
         (``keep``: not yet, the conflicts may still be applied)."""
         if self.over_bound:
+            self.discard()  # nothing of it is ever applied: free it now
             raise PreviewUnavailable(bound_message(self.max_mb))
         try:
             return apply(self.changes, journal)
