@@ -43,7 +43,7 @@ class _Listing:
     listed_ns: int  # our clock when the listing began
     secrets: tuple[str, ...]
     settings: tuple[str, ...]
-    subdirs: tuple[tuple[str, tuple[str, ...]], ...]  # (path, parts relative to the root)
+    subdirs: tuple[str, ...]
 
 
 @dataclass
@@ -75,10 +75,10 @@ class PathIndex:
         with self._lock:
             before = self._roots.get(top, {})
             after: dict[str, _Listing] = {}
-            stack: list[tuple[str, tuple[str, ...]]] = [(top, ())]
+            stack = [top]
             while stack:
-                path, parts = stack.pop()
-                listing = self._visit(path, parts, path == top, before.get(path))
+                path = stack.pop()
+                listing = self._visit(path, path[len(top) + 1:], path == top, before.get(path))
                 if listing is None:
                     continue
                 after[path] = listing
@@ -88,7 +88,7 @@ class PathIndex:
             self._roots[top] = after
         return found
 
-    def _visit(self, path: str, parts: tuple[str, ...], is_root: bool,
+    def _visit(self, path: str, folder: str, is_root: bool,
                old: _Listing | None) -> _Listing | None:
         try:
             st = os.stat(path) if is_root else os.lstat(path)
@@ -99,13 +99,13 @@ class PathIndex:
         sig = signature(st)
         if old is not None and old.signature == sig and self._settled(st, old.listed_ns):
             return old
-        return self._list(path, parts, sig)
+        return self._list(path, folder, sig)
 
     def _settled(self, st: os.stat_result, listed_ns: int) -> bool:
         """Whether the directory's last change lies safely before its listing."""
         return max(st.st_mtime_ns, st.st_ctime_ns) < listed_ns - self.margin_ns
 
-    def _list(self, path: str, parts: tuple[str, ...], sig: tuple[int, ...]) -> _Listing:
+    def _list(self, path: str, folder: str, sig: tuple[int, ...]) -> _Listing:
         self.listings += 1
         listed_ns = self.clock()
         secrets, settings, subdirs = [], [], []
@@ -113,13 +113,13 @@ class PathIndex:
             with os.scandir(path) as entries:
                 for entry in entries:
                     name = entry.name
-                    if is_secret_entry(parts, name):
+                    if is_secret_entry(folder, name):
                         secrets.append(entry.path)
                         continue  # a secret directory is masked whole
                     if name == SETTINGS:
                         settings.append(entry.path)
                     if name != SKIPPED and entry.is_dir(follow_symlinks=False):
-                        subdirs.append((entry.path, (*parts, name)))
+                        subdirs.append(entry.path)
         except OSError:
             pass  # unreadable: nothing found; a chmod moves its ctime, so it is re-read
         return _Listing(sig, listed_ns, tuple(secrets), tuple(settings), tuple(subdirs))

@@ -29,6 +29,8 @@ SECRET_NAMES = frozenset({
 })
 SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
 _ENV_HARMLESS = (".example", ".sample", ".template", ".dist")
+_BY_NAME = frozenset(SECRET_DIRS) | SECRET_NAMES
+_SUBDIR_NAMES = frozenset(seq[-1] for seq in SECRET_SUBDIRS)
 
 
 def is_env_file(name: str) -> bool:
@@ -54,15 +56,20 @@ def home_secrets(home: Path) -> list[Path]:
     return [home / rel for rel in HOME_SECRETS if os.path.lexists(home / rel)]
 
 
-def is_secret_entry(parents: tuple[str, ...], name: str) -> bool:
-    """``is_sensitive(Path(*parents, name))`` for an entry none of whose ``parents``
-    (relative to the walked root) is secret: the index's per-entry test, without
-    building a path for each of a large tree's names."""
-    if name in SECRET_DIRS or name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES) \
-            or is_env_file(name):
+def is_secret_entry(folder: str, name: str) -> bool:
+    """``is_sensitive(Path(folder, name))`` for an entry of ``folder`` (relative to
+    the walked root, ``""`` for the root itself), none of whose parts is secret:
+    the index's per-entry test, without building a path for each of a large
+    tree's names."""
+    if name in _BY_NAME or name.endswith(SECRET_SUFFIXES):
         return True
-    return any(seq[-1] == name and parents[len(parents) - len(seq) + 1:] == seq[:-1]
-               and len(parents) >= len(seq) - 1 for seq in SECRET_SUBDIRS)
+    if name.startswith(".env"):
+        return is_env_file(name)
+    if name not in _SUBDIR_NAMES:  # the common case: no call, two lookups
+        return False
+    parents = tuple(folder.split(os.sep)) if folder else ()
+    return any(seq[-1] == name and len(parents) >= len(seq) - 1
+               and parents[len(parents) - len(seq) + 1:] == seq[:-1] for seq in SECRET_SUBDIRS)
 
 
 def workspace_secrets(root: Path) -> Iterator[Path]:

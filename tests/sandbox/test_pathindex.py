@@ -181,3 +181,51 @@ def test_written_by_the_previous_command_masked_in_the_next(
     _run(workspace, setup)  # the index learns the tree
     _run(workspace, write)
     assert (SECRET in _run(workspace, read)) is blind
+
+
+# -- one list: every secret the file tools know, at any depth; settings too -----------
+
+SECRETS = ["id_rsa", "a/id_ed25519", "a/b/server.pem", "a/b/c/tls.key", "d/credentials.json",
+           "d/.netrc", "deep/x/y/z/.env.production", "home/.ssh/known_hosts",
+           "home/.config/gcloud/token.db", "home/.azure/profile", "w/.docker/config.json",
+           "w/keys/store.jks"]
+ORDINARY = ["readme.md", "a/b/notes.txt", "d/credentials.md", "home/.config/other.toml",
+            "deep/x/.env.example", "w/docker.txt", "a/pem.txt"]
+SETTINGS = ["a/.swebash", "deep/x/y/.swebash", ".swebash"]
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Path:
+    root = tmp_path / "rich"
+    for rel in [*SECRETS, *ORDINARY]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    for rel in SETTINGS:
+        (root / rel).mkdir(parents=True)
+    return root
+
+
+def covered(path: Path, masks: set[Path]) -> bool:
+    return any(path == m or path.is_relative_to(m) for m in masks)
+
+
+def test_every_secret_the_file_tools_know_is_found_and_no_other(rich: Path) -> None:
+    """The index's secrets are the full walk's, every file ``is_sensitive`` calls a
+    secret (the file tools' test) is at or under one; twin: no ordinary file is."""
+    from swebash_py.sandbox.secrets import is_sensitive
+
+    found = PathIndex(margin_ns=0).find(rich)
+    masks = set(found.secrets)
+    assert masks == full(rich)
+    for rel in SECRETS:
+        assert is_sensitive(Path(rel)) and covered(rich / rel, masks), rel
+    for rel in ORDINARY:
+        assert not is_sensitive(Path(rel)) and not covered(rich / rel, masks), rel
+    assert rich / "home/.ssh" in masks  # a secret folder is masked whole
+
+
+def test_settings_are_found_at_any_depth_and_new_ones_seen(rich: Path) -> None:
+    index = PathIndex(margin_ns=0)
+    assert set(index.find(rich).settings) == {rich / rel for rel in SETTINGS}
+    (rich / "new/deeper/.swebash").mkdir(parents=True)
+    assert rich / "new/deeper/.swebash" in index.find(rich).settings
