@@ -162,3 +162,21 @@ def test_a_background_command_is_swept_when_it_ends(fake_provider: FakeProvider,
     assert (workspace / "written.txt").read_text() == "y\n"
     assert not (workspace / "app" / ".swebash").exists()
     assert "removed settings this command created: app/.swebash" in str(output)
+
+
+def test_writable_roots_get_the_same_walls(fake_provider: FakeProvider, workspace: Path,
+                                           tmp_path: Path, isolated: Path) -> None:
+    """A writable root: its deep key is hidden, a ``.swebash`` planted in it is
+    removed; twins: its ordinary file is read, and written."""
+    extra = tmp_path / "extra"
+    (extra / "deep" / "er").mkdir(parents=True)
+    (extra / "deep" / "er" / "id_ecdsa").write_text(f"{KEY}\n")
+    (extra / "deep" / "er" / "notes.txt").write_text(f"{PLAIN}\n")
+    (isolated / "config.toml").write_text(f'[sandbox]\nwritable_roots = ["{extra}"]\n')
+    command = (f"cd {extra}/deep/er && cat id_ecdsa notes.txt; mkdir -p .swebash && "
+               "echo x > .swebash/config.toml; echo y > written.txt")
+    sent, log = attack(fake_provider, workspace, command, "-y")
+    assert PLAIN in sent and KEY not in log
+    assert (extra / "deep" / "er" / "written.txt").read_text() == "y\n"
+    assert not (extra / "deep" / "er" / ".swebash").exists()
+    assert "removed settings" in sent
