@@ -343,7 +343,8 @@ def read_changes(roots: list[tuple[Path, str]], start_ns: int,
         reader.index(os.path.join(os.path.dirname(upper), "wk", "index"))
         for change in reader.out:
             if SETTINGS in Path(change.rel).parts or change.path in guarded:
-                out.refused.append(change.path)
+                if not out.refused or not change.path.is_relative_to(out.refused[-1]):
+                    out.refused.append(change.path)  # named once, at its top
             else:
                 out.changes.append(change)
     return out

@@ -173,7 +173,7 @@ def test_writable_roots_get_the_same_walls(fake_provider: FakeProvider, workspac
     (extra / "deep" / "er" / "id_ecdsa").write_text(f"{KEY}\n")
     (extra / "deep" / "er" / "notes.txt").write_text(f"{PLAIN}\n")
     (isolated / "config.toml").write_text(f'[sandbox]\nwritable_roots = ["{extra}"]\n')
-    command = (f"cd {extra}/deep/er && cat id_ecdsa notes.txt; mkdir -p .swebash && "
+    command = (f"cd {extra}/deep/er && cat id_ecds? notes.txt; mkdir -p .swebash && "
                "echo x > .swebash/config.toml; echo y > written.txt")
     sent, log = attack(fake_provider, workspace, command, "-y")
     assert PLAIN in sent and KEY not in log
