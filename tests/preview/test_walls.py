@@ -255,3 +255,15 @@ def test_settings_written_in_a_preview_are_never_applied(ws: Path) -> None:
     found.apply()
     assert (ws / "notes" / "config.toml").read_text() == "x\n"
     assert not (ws / ".swebash").exists() and not (ws / "app" / ".swebash").exists()
+
+
+def test_our_config_in_the_workspace_is_never_applied(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$SWEBASH_CONFIG`` inside the workspace and missing: a preview that creates
+    it has that change dropped; twin: its other file applies."""
+    monkeypatch.setenv("SWEBASH_CONFIG", str(ws / "ai.toml"))
+    found = preview(ws, "echo '[hooks]' > ai.toml; echo y > b.txt")
+    assert [c.rel for c in found.changes.changes] == ["b.txt"]
+    assert found.changes.refused == [ws / "ai.toml"]
+    found.apply()
+    assert not (ws / "ai.toml").exists() and (ws / "b.txt").read_text() == "y\n"

@@ -180,3 +180,20 @@ def test_writable_roots_get_the_same_walls(fake_provider: FakeProvider, workspac
     assert (extra / "deep" / "er" / "written.txt").read_text() == "y\n"
     assert not (extra / "deep" / "er" / ".swebash").exists()
     assert "removed settings" in sent
+
+
+def test_a_background_command_still_running_at_exit_is_swept(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    """It planted settings and still runs when ``ai`` ends: stopped, then swept.
+    Twin: its ordinary write stays."""
+    start = ToolCall("c1", "run_command", json.dumps({
+        "command": "mkdir -p app/.swebash && echo x > app/.swebash/config.toml; "
+                   "echo y > written.txt; echo planted; sleep 100", "background": True}))
+    read = ToolCall("c2", "command_output", json.dumps({"id": "bg1", "wait": 3}))
+    fake_provider.queue(Reply(tool_calls=[start]), Reply(tool_calls=[read]), Reply(text="ok"))
+    result = run_ai("-y", "-m", "openai/x", "--api-base", fake_provider.url, "go",
+                    cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert "planted" in str(sent_results(fake_provider.requests[2])[-1][1])
+    assert (workspace / "written.txt").read_text() == "y\n"
+    assert not (workspace / "app" / ".swebash").exists()
