@@ -1,7 +1,7 @@
 """The sandbox's cost per command: ``true`` through run_command, sandboxed
 (bwrap, read-only and workspace-write) against plain (``--sandbox off``), and
-the cost of building the policy on this repository: the .env index (warm: a
-stat per directory) against the full walk it replaced.
+the cost of building the policy on this repository: the index of secrets and
+settings (warm: a stat per directory) against a full walk.
 
     .venv/bin/python bench/bench_sandbox.py [RUNS]
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from swebash_py.config import Settings
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.runner import available
-from swebash_py.sandbox.secrets import workspace_env_files
+from swebash_py.sandbox.secrets import workspace_secrets
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand
 
@@ -62,12 +62,12 @@ def main() -> None:
     files = sum(1 for _ in ROOT.rglob("*"))
     print(f"this repo: {files} paths; wall and CPU time (CPU is steadier on a busy machine)")
     build_policy(section, "write", ROOT)  # the first walk fills the index
-    show("policy (.env index, warm)", timed(lambda: build_policy(section, "write", ROOT), runs))
-    show("policy (.env index, warm) cpu",
+    show("policy (index, warm)", timed(lambda: build_policy(section, "write", ROOT), runs))
+    show("policy (index, warm) cpu",
          timed(lambda: build_policy(section, "write", ROOT), runs, time.process_time))
-    show("full .env walk (before)", timed(lambda: list(workspace_env_files(ROOT)), runs))
-    show("full .env walk (before) cpu",
-         timed(lambda: list(workspace_env_files(ROOT)), runs, time.process_time))
+    show("full secrets walk", timed(lambda: list(workspace_secrets(ROOT)), runs))
+    show("full secrets walk cpu",
+         timed(lambda: list(workspace_secrets(ROOT)), runs, time.process_time))
 
 
 def timed(work: Callable[[], object], runs: int,

@@ -15,6 +15,10 @@ As root the overlay also records renamed directories (``redirect``: the real
 directory it came from, ``moved_from``); what lies below one is read against
 that real directory (``lower``).
 
+Settings are never the sandbox's to write: a change at or under a ``.swebash``
+(at any depth), or to our own config file, is never part of the set: it is
+dropped and named in ``refused`` (the result says so).
+
 Each change carries ``base``: how the real path looked when the change set
 was read (and whether it had already changed since the preview started), so
 ``apply`` can refuse to overwrite what the user changed meanwhile.
@@ -32,6 +36,7 @@ from typing import Any, Literal
 
 from swebash_py.preview import handles
 from swebash_py.preview.handles import Handle
+from swebash_py.project.trust import PROJECT_DIR as SETTINGS
 
 Kind = Literal["file", "dir", "symlink", "fifo"]
 Action = Literal["create", "modify", "delete"]
@@ -98,6 +103,7 @@ class ChangeSet:
 
     changes: list[Change] = field(default_factory=list)
     start_ns: int = 0
+    refused: list[Path] = field(default_factory=list)  # settings: dropped, never applied
 
     def __bool__(self) -> bool:
         return bool(self.changes)
@@ -326,12 +332,19 @@ class _Reader:
             user_xattrs(real) != user_xattrs(up)
 
 
-def read_changes(roots: list[tuple[Path, str]], start_ns: int) -> ChangeSet:
-    """The change set of ``(real root, upper directory)`` pairs."""
+def read_changes(roots: list[tuple[Path, str]], start_ns: int,
+                 guarded: tuple[Path, ...] = ()) -> ChangeSet:
+    """The change set of ``(real root, upper directory)`` pairs, without the
+    changes to settings (``guarded``: our own config file)."""
     out = ChangeSet(start_ns=start_ns)
     for root, upper in roots:
         reader = _Reader(root, upper, start_ns)
         reader.walk("", "")
         reader.index(os.path.join(os.path.dirname(upper), "wk", "index"))
-        out.changes += reader.out
+        for change in reader.out:
+            if SETTINGS in Path(change.rel).parts or change.path in guarded:
+                if not out.refused or not change.path.is_relative_to(out.refused[-1]):
+                    out.refused.append(change.path)  # named once, at its top
+            else:
+                out.changes.append(change)
     return out

@@ -28,6 +28,7 @@ from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.tools.proc import ProcResult, run_process
 
 FULL_BELOW = 1 << 20  # a bounded tmpfs with less than this free counts as full
+FEW_FILES = 64  # ... or with fewer files left than this (its inode bound)
 
 
 class PreviewUnavailable(Exception):
@@ -53,6 +54,7 @@ class Preview:
         """Apply the changes (never past the bound), then free the overlay
         (``keep``: not yet, the conflicts may still be applied)."""
         if self.over_bound:
+            self.discard()  # nothing of it is ever applied: free it now
             raise PreviewUnavailable(bound_message(self.max_mb))
         try:
             return apply(self.changes, journal)
@@ -84,8 +86,24 @@ class Preview:
 
 
 def bound_message(max_mb: int) -> str:
-    return (f"the preview wrote more than its bound ([sandbox] preview_max_mb = {max_mb}) "
-            "and was stopped; nothing was applied")
+    files = max_mb * overlay.INODES_PER_MB
+    return (f"the preview wrote more than its bound ([sandbox] preview_max_mb = {max_mb}: "
+            f"{max_mb} MiB or {files:,} files) and was stopped; nothing was applied")
+
+
+def over_bound(fd: int) -> bool:
+    """Whether the overlay's tmpfs is (nearly) full, in bytes or in files."""
+    st = os.fstatvfs(fd)
+    return st.f_bavail * st.f_frsize < FULL_BELOW or st.f_favail < FEW_FILES
+
+
+def refused_note(refused: list[Path], workspace: Path) -> str:
+    """The line a result carries when settings changes were dropped."""
+    names = ", ".join(str(p.relative_to(workspace)) if p.is_relative_to(workspace) else str(p)
+                      for p in refused[:5])
+    more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+    return (f"[the preview discarded the command's changes to settings: {names}{more} "
+            "(settings are never the sandbox's to write)]")
 
 
 def preview_roots(policy: SandboxPolicy) -> list[Path]:
@@ -135,10 +153,10 @@ async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
     if 128 < res.returncode <= 128 + 64:  # bwrap reports a child's signal as 128+N
         res = dataclasses.replace(res, returncode=128 - res.returncode)
     try:
-        over = os.fstatvfs(fd).f_bavail * os.fstatvfs(fd).f_frsize < FULL_BELOW
+        over = over_bound(fd)
         uppers = [(root, f"/proc/self/fd/{fd}/{i}/up") for i, root in enumerate(roots)]
         changes = ChangeSet(start_ns=start_ns) if over else \
-            await asyncio.to_thread(read_changes, uppers, start_ns)
+            await asyncio.to_thread(read_changes, uppers, start_ns, policy.guarded)
     except BaseException:
         os.close(fd)
         raise

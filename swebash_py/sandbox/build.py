@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from swebash_py.paths import config_path, data_dir
 from swebash_py.project.trust import PROJECT_DIR, project_root
-from swebash_py.sandbox.envfiles import env_files
+from swebash_py.sandbox import pathindex
 from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
 from swebash_py.sandbox.secrets import home_secrets
+from swebash_py.sandbox.settings_guard import snapshot
 
 if TYPE_CHECKING:
     from swebash_py.config import SandboxSettings
@@ -48,9 +49,9 @@ def host_sockets(environ: dict[str, str] | None = None) -> list[Path]:
 
 
 def project_settings(workspace: Path, roots: tuple[Path, ...]) -> list[Path]:
-    """Every project ``.swebash/`` a command could write (MCP servers, hooks, allow
-    rules, commands of a trusted project): kept read-only, bound onto itself so it
-    cannot be renamed or replaced either."""
+    """The project ``.swebash/`` of the workspace's git root (outside the walked
+    roots when the workspace is a subfolder): read-only like the ones the index
+    finds at any depth of the workspace and the writable roots."""
     found = project_root(workspace)
     folders = [workspace, *roots, *([found] if found is not None else [])]
     return list(dict.fromkeys(Path(os.path.realpath(f / PROJECT_DIR)) for f in folders
@@ -59,16 +60,19 @@ def project_settings(workspace: Path, roots: tuple[Path, ...]) -> list[Path]:
 
 def build_policy(section: SandboxSettings, grant: Grant, workspace: Path) -> SandboxPolicy:
     """The walls for one command (``section`` is ``[sandbox]``): mode from the grant,
-    masks from the secrets list."""
+    masks from the secrets list (at home, and at any depth of the roots by the
+    cached index), every ``.swebash`` read-only and remembered for the sweep."""
     mode = effective_mode(section.mode, grant)
     workspace = Path(os.path.realpath(workspace))
     home = Path(os.path.expanduser("~"))
     hidden = [*home_secrets(home), *own_paths(), *host_sockets()]
-    if mode != "off":
-        hidden += env_files(workspace)
-        for root in section.writable_roots:
-            hidden += env_files(Path(root).expanduser())
     roots = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in section.writable_roots)
-    read_only = tuple(project_settings(workspace, roots)) if mode != "off" else ()
-    return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden), read_only,
-                         home)
+    if mode == "off":
+        return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden), (), home)
+    found = pathindex.find([workspace, *roots])
+    hidden += found.secrets
+    settings = [*project_settings(workspace, roots), *found.settings]
+    config = config_path()
+    return SandboxPolicy(mode, workspace, roots, section.network, tuple(hidden),
+                         tuple(dict.fromkeys(settings)), home,
+                         settings_seen=snapshot([*found.settings, config]), guarded=(config,))

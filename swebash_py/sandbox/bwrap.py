@@ -6,8 +6,9 @@ read-only; fresh /dev, /proc (own pid namespace), private /tmp, /var/tmp,
 (or the workspace re-bound read-only, in case it lies under /tmp); the
 workspace's ``.git`` bound onto itself (a mount point cannot be renamed or
 replaced) with its ``config`` and ``hooks`` read-only; the policy's
-read-only paths (a project's ``.swebash/``) bound read-only onto themselves;
-then the masks.
+read-only paths (every ``.swebash`` at any depth, the git root's) bound
+read-only onto themselves; then the masks (home secrets, our own config and
+data, every secret at any depth of the roots: one list, ``sandbox.secrets``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ not root: ``unshare --user --map-root-user --mount``), then run the very same
 
 1. a tmpfs of ``preview_max_mb`` is mounted on an empty host directory under
    /tmp (which the sandbox's own /tmp hides from the command): the kernel
-   enforces the bound, nothing is written to disk, and it needs no quota;
+   enforces the bound, nothing is written to disk, and it needs no quota. It
+   is bounded in files too (``nr_inodes``, ``INODES_PER_MB`` per MiB): an
+   empty file costs no bytes but ~2 KB of kernel memory, so 150,000 of them
+   would take ~285 MB that the byte bound never sees;
 2. for each writable root ``R`` (index ``i``) an overlay
    ``userxattr,lowerdir=R,upperdir=T/i/up,workdir=T/i/wk`` is mounted on ``R``
    (``userxattr``: whiteouts and opaque directories work inside a user
@@ -37,12 +40,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SETUP_FAILED = 125
+# files (and directories, symlinks...) per MiB of the bound: 1024 MiB, 102,400
+# files (~200 MB of kernel memory at most), far more than a build or an install
+# writes per MiB; a preview past it stops like one past its bytes
+INODES_PER_MB = 100
 # $1 tmpfs dir, $2 MiB, $3 ready fd, $4 go fd, $5 overlay options, $6 number of
 # roots, then roots, then argv. The options are tried, then ``userxattr`` alone.
 SETUP = r"""
 t=$1 mb=$2 ready=$3 go=$4 opts=$5 n=$6
 shift 6
-mount -t tmpfs -o "size=${mb}m,mode=0700" swebash-preview "$t" || exit 125
+mount -t tmpfs -o "size=${mb}m,nr_inodes=$((mb * INODES_PER_MB)),mode=0700" \
+  swebash-preview "$t" || exit 125
 i=0
 while [ "$i" -lt "$n" ]; do
   mkdir "$t/$i" "$t/$i/up" "$t/$i/wk" || exit 125
@@ -89,7 +97,8 @@ def namespace_argv(roots: list[Path], tmpfs_dir: str, max_mb: int, ready: int, g
         ns[1:1] = ["--user", "--map-root-user"]
     bash = shutil.which("bash") or "/bin/bash"
     opts = INDEXED if os.geteuid() == 0 else PLAIN
-    return [*ns, bash, "-c", f"PLAIN={PLAIN}\n{SETUP}", "swebash-preview", tmpfs_dir,
+    setup = f"PLAIN={PLAIN} INODES_PER_MB={INODES_PER_MB}\n{SETUP}"
+    return [*ns, bash, "-c", setup, "swebash-preview", tmpfs_dir,
             str(max_mb), str(ready), str(go), opts, str(len(roots)), *map(str, roots), *inner]
 
 

@@ -16,7 +16,10 @@ MODES: tuple[str, ...] = ("auto", "read-only", "workspace-write", "off")
 @dataclass(frozen=True)
 class SandboxPolicy:
     """One command's walls. ``hidden`` paths are masked by empty files or
-    directories; ``read_only`` paths stay read-only even inside a writable root."""
+    directories; ``read_only`` paths stay read-only even inside a writable root;
+    ``settings_seen`` are the identities of the settings that existed before the
+    run and ``guarded`` our own config file (``settings_guard`` removes what a
+    run adds)."""
 
     mode: Mode
     workspace: Path
@@ -25,6 +28,8 @@ class SandboxPolicy:
     hidden: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = ()
     home: Path = field(default_factory=lambda: Path(os.path.expanduser("~")))
+    settings_seen: frozenset[tuple[int, int, int, str]] = frozenset()
+    guarded: tuple[Path, ...] = ()
 
     @property
     def writable(self) -> tuple[Path, ...]:

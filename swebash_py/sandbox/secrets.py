@@ -3,8 +3,10 @@
 ``HOME_SECRETS`` are masked inside every sandbox when they exist;
 ``is_sensitive`` is the name-based test the file tools apply to every path
 they touch (after resolving symlinks, and to the unresolved path too);
-``workspace_env_files`` finds ``.env``/``.env.*`` at any depth (a full walk: the
-sandbox uses ``envfiles.EnvFileIndex``, which gives the same answer cheaply).
+``is_secret_entry`` is the same test for one directory entry met by a walk
+(the sandbox's index, ``pathindex.PathIndex``, masks every such entry at any depth
+of the workspace and ``writable_roots``); ``workspace_secrets`` is the plain full
+walk that index must agree with.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ SECRET_NAMES = frozenset({
 })
 SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
 _ENV_HARMLESS = (".example", ".sample", ".template", ".dist")
+_BY_NAME = frozenset(SECRET_DIRS) | SECRET_NAMES
+_SUBDIR_NAMES = frozenset(seq[-1] for seq in SECRET_SUBDIRS)
 
 
 def is_env_file(name: str) -> bool:
@@ -52,17 +56,34 @@ def home_secrets(home: Path) -> list[Path]:
     return [home / rel for rel in HOME_SECRETS if os.path.lexists(home / rel)]
 
 
-def workspace_env_files(root: Path) -> Iterator[Path]:
-    """``.env`` files at any depth of ``root`` (``.git`` skipped, symlinks not followed)."""
-    stack = [str(root)]
+def is_secret_entry(folder: str, name: str) -> bool:
+    """``is_sensitive(Path(folder, name))`` for an entry of ``folder`` (relative to
+    the walked root, ``""`` for the root itself), none of whose parts is secret:
+    the index's per-entry test, without building a path for each of a large
+    tree's names."""
+    if name in _BY_NAME or name.endswith(SECRET_SUFFIXES):
+        return True
+    if name.startswith(".env"):
+        return is_env_file(name)
+    if name not in _SUBDIR_NAMES:  # the common case: no call, two lookups
+        return False
+    parents = tuple(folder.split(os.sep)) if folder else ()
+    return any(seq[-1] == name and len(parents) >= len(seq) - 1
+               and parents[len(parents) - len(seq) + 1:] == seq[:-1] for seq in SECRET_SUBDIRS)
+
+
+def workspace_secrets(root: Path) -> Iterator[Path]:
+    """The topmost secrets at any depth of ``root`` (``.git`` skipped, symlinks not
+    followed, a secret directory not entered): a full walk, for tests and the bench."""
+    stack: list[tuple[str, tuple[str, ...]]] = [(str(root), ())]
     while stack:
-        top = stack.pop()
+        top, parents = stack.pop()
         try:
             entries = list(os.scandir(top))
         except OSError:
             continue
         for entry in entries:
-            if is_env_file(entry.name):
+            if is_sensitive(Path(*parents, entry.name)):
                 yield Path(entry.path)
             elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
+                stack.append((entry.path, (*parents, entry.name)))

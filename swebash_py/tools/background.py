@@ -93,6 +93,7 @@ class Job:
     ended: float | None = None
     total: int = 0
     stopped: bool = False
+    note: str = ""  # a line the sandbox adds once it ended (settings it removed)
     fresh: Capture = field(init=False)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 

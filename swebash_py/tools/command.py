@@ -28,6 +28,7 @@ from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.env import is_secret_name
 from swebash_py.sandbox.notes import access_note, status_note
 from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.proc import ProcResult
@@ -157,13 +158,18 @@ class RunCommand(Tool[RunCommandArgs]):
                 plain_env=command_env(extra=ctx.env))
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
-        return command_result(res, limit, policy, ctx)
+        finally:
+            removed = sweep(policy)  # every process of the run is dead by now
+        result = command_result(res, limit, policy, ctx)
+        if removed:
+            result.output += "\n" + sweep_note(removed, policy.workspace)
+        return result
 
     async def run_preview(self, args: RunCommandArgs, ctx: ToolContext,
                           max_mb: int) -> tuple[Any, ToolResult]:
         """Run as a preview (``preview.run``): its writes are caught, not made.
         Raises ``PreviewUnavailable`` when no overlay can be set up for it."""
-        from swebash_py.preview.run import run_preview
+        from swebash_py.preview.run import refused_note, run_preview
 
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
@@ -174,7 +180,10 @@ class RunCommand(Tool[RunCommandArgs]):
                                       extra_env=ctx.env, head=half, tail=half)
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
-        return found, command_result(found.result, limit, policy, ctx)
+        result = command_result(found.result, limit, policy, ctx)
+        if found.changes.refused:
+            result.output += "\n" + refused_note(found.changes.refused, policy.workspace)
+        return found, result
 
 
 def command_result(res: ProcResult, limit: float, policy: SandboxPolicy,

@@ -6,12 +6,15 @@ The commands are started by ``run_command(background=true)``
 
 from __future__ import annotations
 
+import atexit
+
 from pydantic import Field
 
 from swebash_py.sandbox import reaper
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.notes import status_note
 from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.background import Job, JobTable
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
@@ -53,6 +56,8 @@ async def start_background(command: str, ctx: ToolContext) -> ToolResult:
         raise ToolFailed(f"could not start the shell: {exc}") from exc
     finally:
         launch.close()  # the child holds its own copy (bwrap reads it at once)
+    if policy.mode == "workspace-write":
+        _SettingsSweep(job, policy, _table(ctx)).arm()
     where = (status_note(policy) if policy.mode != "off" else
              "[runs outside the sandbox, as approved]" if ctx.grant == "host" else "")
     return ToolResult(
@@ -70,6 +75,31 @@ def _launch(argv: list[str], policy: SandboxPolicy, ctx: ToolContext) -> sandbox
     return sandbox_runner.backend().launch(argv, policy, ctx.env)
 
 
+class _SettingsSweep:
+    """``settings_guard.sweep`` once the background command ended: when its watch
+    ends (it exited or was stopped), and at exit after the table stopped it."""
+
+    def __init__(self, job: Job, policy: SandboxPolicy, table: JobTable) -> None:
+        self.job, self.policy, self.table, self.done = job, policy, table, False
+
+    def arm(self) -> None:
+        self.job.tasks[1].add_done_callback(lambda _task: self.run())
+        atexit.register(self.at_exit)  # runs before the table's own close (LIFO)
+
+    def at_exit(self) -> None:
+        self.table.close()
+        self.run()
+
+    def run(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        atexit.unregister(self.at_exit)
+        removed = sweep(self.policy)
+        if removed:
+            self.job.note = sweep_note(removed, self.policy.workspace)
+
+
 def background_script() -> str:
     from swebash_py.tools.background import WRAPPER
 
@@ -79,7 +109,8 @@ def background_script() -> str:
 def _report(job: Job, text: str, size: int, prefix: str = "") -> str:
     body = strip_ansi(text).rstrip("\n") if size else "(no new output)"
     total = f"{job.total:,} bytes in all"
-    return f"{prefix}[{job.id} · {job.status()} · {total}]\n{body}"
+    note = f"\n{job.note}" if job.note and not job.running else ""
+    return f"{prefix}[{job.id} · {job.status()} · {total}]\n{body}{note}"
 
 
 class CommandOutputArgs(ToolArgs):

@@ -185,3 +185,85 @@ def test_cancelled_while_running_leaves_nothing(ws: Path, tmp_path: Path,
     asyncio.run(cancel_it())
     assert list(parent.iterdir()) == []
     assert set(os.listdir("/proc/self/fd")) <= before  # no overlay descriptor held
+
+
+# -- bounded in files too; settings never applied ----------------------------------------
+
+MANY_FILES = """python3 -c '
+made = 0
+for i in range({n}):
+    try:
+        open(f"f{{i}}", "w").close()
+        made += 1
+    except OSError:
+        pass
+print("made", made)'"""
+
+
+def _mounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from swebash_py.sandbox import overlay
+
+    parent = tmp_path / "mounts"
+    parent.mkdir()
+    monkeypatch.setattr(overlay, "tmpfs_parent", lambda: str(parent))
+    return parent
+
+
+def test_200k_empty_files_stop_the_preview(ws: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Empty files cost no bytes, so only the file bound (``nr_inodes``, in
+    proportion to ``preview_max_mb``, default 1024) stops them: nothing is
+    applied, the message names ``preview_max_mb``, the overlay is removed."""
+    from swebash_py.preview.flow import bound_message
+    from swebash_py.sandbox.overlay import INODES_PER_MB
+
+    parent = _mounts(tmp_path, monkeypatch)
+    before = sorted(p.name for p in ws.iterdir())
+    found = preview(ws, MANY_FILES.format(n=200_000))
+    made = int(found.result.output.split("made", 1)[1].split()[0])
+    assert made < 1024 * INODES_PER_MB < 200_000  # the kernel held the bound
+    assert found.over_bound
+    assert "preview_max_mb = 1024" in bound_message(found.max_mb)
+    with pytest.raises(Exception, match="preview_max_mb = 1024"):
+        found.apply()
+    assert sorted(p.name for p in ws.iterdir()) == before  # nothing applied
+    assert list(parent.iterdir()) == []
+    with pytest.raises(OSError):
+        os.fstat(found._fd)  # apply refused, and the overlay is freed
+
+
+def test_twin_a_preview_of_100_files_applies(ws: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = _mounts(tmp_path, monkeypatch)
+    found = preview(ws, MANY_FILES.format(n=100))
+    assert "made 100" in found.result.output and not found.over_bound
+    found.apply()
+    assert all((ws / f"f{i}").is_file() for i in range(100))
+    assert list(parent.iterdir()) == []
+
+
+def test_settings_written_in_a_preview_are_never_applied(ws: Path) -> None:
+    """New ``.swebash`` at the root and in ``app/`` (and our own config, were it in
+    the workspace) are dropped from the change set and named; twin: the same
+    command's ``notes/config.toml`` is applied."""
+    (ws / "app").mkdir()
+    found = preview(ws, "mkdir -p .swebash app/.swebash notes; "
+                    "for d in .swebash app/.swebash notes; do echo x > $d/config.toml; done")
+    assert sorted(c.rel for c in found.changes.changes) == ["notes", "notes/config.toml"]
+    assert {p.relative_to(ws).as_posix() for p in found.changes.refused} >= {
+        ".swebash", "app/.swebash"}
+    found.apply()
+    assert (ws / "notes" / "config.toml").read_text() == "x\n"
+    assert not (ws / ".swebash").exists() and not (ws / "app" / ".swebash").exists()
+
+
+def test_our_config_in_the_workspace_is_never_applied(
+        ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$SWEBASH_CONFIG`` inside the workspace and missing: a preview that creates
+    it has that change dropped; twin: its other file applies."""
+    monkeypatch.setenv("SWEBASH_CONFIG", str(ws / "ai.toml"))
+    found = preview(ws, "echo '[hooks]' > ai.toml; echo y > b.txt")
+    assert [c.rel for c in found.changes.changes] == ["b.txt"]
+    assert found.changes.refused == [ws / "ai.toml"]
+    found.apply()
+    assert not (ws / "ai.toml").exists() and (ws / "b.txt").read_text() == "y\n"

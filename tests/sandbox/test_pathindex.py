@@ -1,6 +1,6 @@
-"""The ``.env`` index: as complete as a full walk, without re-reading what did
-not change. Indexes here trust timestamps at once (``margin_ns=0``), so the
-cached path is what is tested; the margin has its own tests."""
+"""The index of secrets and settings: as complete as a full walk, without
+re-reading what did not change. Indexes here trust timestamps at once
+(``margin_ns=0``), so the cached path is what is tested; the margin has its own tests."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.sandbox import envfiles
-from swebash_py.sandbox.envfiles import EnvFileIndex
-from swebash_py.sandbox.secrets import workspace_env_files
+from swebash_py.sandbox import pathindex
+from swebash_py.sandbox.pathindex import PathIndex
+from swebash_py.sandbox.secrets import workspace_secrets
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand
 from tests.sandbox.conftest import needs_bwrap
 
 
 def full(root: Path) -> set[Path]:
-    return set(workspace_env_files(root))
+    return set(workspace_secrets(root))
 
 
 @pytest.fixture
@@ -45,11 +45,11 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_matches_the_full_walk_and_rereads_nothing_unchanged(tree: Path) -> None:
-    index = EnvFileIndex(margin_ns=0)
-    assert set(index.find(tree)) == full(tree) == {
+    index = PathIndex(margin_ns=0)
+    assert set(index.find(tree).secrets) == full(tree) == {
         tree / ".env", tree / "a/b/.env.local", tree / "elsewhere/x/.env"}
     before = index.listings
-    assert set(index.find(tree)) == full(tree)
+    assert set(index.find(tree).secrets) == full(tree)
     assert index.listings == before  # every directory came from the index
 
 
@@ -100,17 +100,17 @@ SCENARIOS: list[Callable[[Path], None]] = [
 @pytest.mark.parametrize("change", SCENARIOS, ids=lambda f: f.__name__.strip("_"))
 def test_a_change_since_the_last_walk_is_seen(tree: Path,
                                               change: Callable[[Path], None]) -> None:
-    index = EnvFileIndex(margin_ns=0)
+    index = PathIndex(margin_ns=0)
     index.find(tree)
     change(tree)
-    assert set(index.find(tree)) == full(tree)
+    assert set(index.find(tree).secrets) == full(tree)
 
 
 def make_blind(monkeypatch: pytest.MonkeyPatch) -> None:
     """An index that trusts every listing: a signature without timestamps, size or
     link count, and no doubt about recent ones."""
-    monkeypatch.setattr(envfiles, "signature", lambda st: (st.st_dev, st.st_ino))
-    monkeypatch.setattr(EnvFileIndex, "_settled", lambda self, st, listed_ns: True)
+    monkeypatch.setattr(pathindex, "signature", lambda st: (st.st_dev, st.st_ino))
+    monkeypatch.setattr(PathIndex, "_settled", lambda self, st, listed_ns: True)
 
 
 def test_twin_an_index_blind_to_timestamps_misses_them(
@@ -118,22 +118,22 @@ def test_twin_an_index_blind_to_timestamps_misses_them(
     """The tests above can fail: an index blind to changes answers from its stale
     listing."""
     make_blind(monkeypatch)
-    index = EnvFileIndex(margin_ns=0)
+    index = PathIndex(margin_ns=0)
     index.find(tree)
     _in_existing_dir(tree)
-    assert tree / "d/.env" not in set(index.find(tree))
+    assert tree / "d/.env" not in set(index.find(tree).secrets)
     assert tree / "d/.env" in full(tree)
 
 
 def test_recent_timestamps_are_not_trusted(tree: Path) -> None:
     """A directory changed within the margin of its listing is read again even
     when its signature looks unchanged (a change in the same clock tick)."""
-    index = EnvFileIndex()  # the default margin: all of ``tree`` was just written
+    index = PathIndex()  # the default margin: all of ``tree`` was just written
     index.find(tree)
     before = index.listings
     index.find(tree)
     assert index.listings - before == len(index._roots[str(tree)])
-    settled = EnvFileIndex(clock=lambda: 2**62)  # twin: listed long after any change
+    settled = PathIndex(clock=lambda: 2**62)  # twin: listed long after any change
     settled.find(tree)
     before = settled.listings
     settled.find(tree)
@@ -141,10 +141,10 @@ def test_recent_timestamps_are_not_trusted(tree: Path) -> None:
 
 
 def test_gone_directories_are_forgotten(tree: Path) -> None:
-    index = EnvFileIndex(margin_ns=0)
+    index = PathIndex(margin_ns=0)
     index.find(tree)
     shutil.rmtree(tree / "a")
-    assert set(index.find(tree)) == full(tree)
+    assert set(index.find(tree).secrets) == full(tree)
     assert not any(p.startswith(str(tree / "a")) for p in index._roots[str(tree)])
 
 
@@ -174,10 +174,58 @@ def test_written_by_the_previous_command_masked_in_the_next(
         workspace: Path, monkeypatch: pytest.MonkeyPatch, case: str, blind: bool) -> None:
     """Twin (``blind``): an index that never notices changes lets the next command
     read the secret, so the check is real."""
-    monkeypatch.setattr(envfiles, "INDEX", EnvFileIndex(margin_ns=0))
+    monkeypatch.setattr(pathindex, "INDEX", PathIndex(margin_ns=0))
     if blind:
         make_blind(monkeypatch)
     setup, write, read = WRITERS[case]
     _run(workspace, setup)  # the index learns the tree
     _run(workspace, write)
     assert (SECRET in _run(workspace, read)) is blind
+
+
+# -- one list: every secret the file tools know, at any depth; settings too -----------
+
+SECRETS = ["id_rsa", "a/id_ed25519", "a/b/server.pem", "a/b/c/tls.key", "d/credentials.json",
+           "d/.netrc", "deep/x/y/z/.env.production", "home/.ssh/known_hosts",
+           "home/.config/gcloud/token.db", "home/.azure/profile", "w/.docker/config.json",
+           "w/keys/store.jks"]
+ORDINARY = ["readme.md", "a/b/notes.txt", "d/credentials.md", "home/.config/other.toml",
+            "deep/x/.env.example", "w/docker.txt", "a/pem.txt"]
+SETTINGS = ["a/.swebash", "deep/x/y/.swebash", ".swebash"]
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Path:
+    root = tmp_path / "rich"
+    for rel in [*SECRETS, *ORDINARY]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    for rel in SETTINGS:
+        (root / rel).mkdir(parents=True)
+    return root
+
+
+def covered(path: Path, masks: set[Path]) -> bool:
+    return any(path == m or path.is_relative_to(m) for m in masks)
+
+
+def test_every_secret_the_file_tools_know_is_found_and_no_other(rich: Path) -> None:
+    """The index's secrets are the full walk's, every file ``is_sensitive`` calls a
+    secret (the file tools' test) is at or under one; twin: no ordinary file is."""
+    from swebash_py.sandbox.secrets import is_sensitive
+
+    found = PathIndex(margin_ns=0).find(rich)
+    masks = set(found.secrets)
+    assert masks == full(rich)
+    for rel in SECRETS:
+        assert is_sensitive(Path(rel)) and covered(rich / rel, masks), rel
+    for rel in ORDINARY:
+        assert not is_sensitive(Path(rel)) and not covered(rich / rel, masks), rel
+    assert rich / "home/.ssh" in masks  # a secret folder is masked whole
+
+
+def test_settings_are_found_at_any_depth_and_new_ones_seen(rich: Path) -> None:
+    index = PathIndex(margin_ns=0)
+    assert set(index.find(rich).settings) == {rich / rel for rel in SETTINGS}
+    (rich / "new/deeper/.swebash").mkdir(parents=True)
+    assert rich / "new/deeper/.swebash" in index.find(rich).settings

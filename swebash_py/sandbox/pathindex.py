@@ -1,9 +1,15 @@
-"""``.env`` files at any depth, found before every sandboxed command without
-re-reading the whole tree each time.
+"""Secrets and settings at any depth, found before every sandboxed command
+without re-reading the whole tree each time.
+
+One walk answers two questions about a root (the workspace, a writable root):
+which entries the file tools treat as secrets (``secrets.is_secret_entry``, the
+one list: masked in the sandbox; a secret directory is masked whole and not
+entered) and which entries are named ``.swebash`` (project settings: kept
+read-only in the sandbox, and ``settings_guard`` removes any the command adds).
 
 The index remembers, per root, every directory it walked: its signature
-(device, inode, mtime, ctime, size, link count), the ``.env`` files in it and
-its subdirectories. A later walk still visits every directory, but only with
+(device, inode, mtime, ctime, size, link count), the secrets and settings in it
+and its subdirectories. A later walk still visits every directory, but only with
 ``lstat``; it re-lists a directory (``scandir``) when its signature changed,
 which any entry created, removed or renamed in it does (a new directory shows
 in its parent, a rename into place in the target directory), or when its
@@ -21,29 +27,40 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from swebash_py.sandbox.secrets import is_env_file
+from swebash_py.project.trust import PROJECT_DIR as SETTINGS
+from swebash_py.sandbox.secrets import is_secret_entry
 
 MARGIN_NS = 2_000_000_000  # coarse timestamps, and modest clock skew on network filesystems
+SKIPPED = ".git"  # its config and hooks have their own guards
 
 
 @dataclass(frozen=True)
 class _Listing:
     signature: tuple[int, ...]
     listed_ns: int  # our clock when the listing began
-    env_files: tuple[str, ...]
+    secrets: tuple[str, ...]
+    settings: tuple[str, ...]
     subdirs: tuple[str, ...]
+
+
+@dataclass
+class Found:
+    """What one walk of one or more roots found."""
+
+    secrets: list[Path] = field(default_factory=list)
+    settings: list[Path] = field(default_factory=list)
 
 
 def signature(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_nlink)
 
 
-class EnvFileIndex:
-    """``find(root)``: the ``.env`` files under ``root`` (``.git`` skipped,
-    symlinks not followed), as complete as a full walk."""
+class PathIndex:
+    """``find(root)``: the secrets and the ``.swebash`` entries under ``root``
+    (``.git`` skipped, symlinks not followed), as complete as a full walk."""
 
     def __init__(self, margin_ns: int = MARGIN_NS,
                  clock: Callable[[], int] = time.time_ns) -> None:
@@ -52,25 +69,27 @@ class EnvFileIndex:
         self._lock = threading.Lock()
         self.listings = 0  # directories re-read (for tests and the bench)
 
-    def find(self, root: Path) -> list[Path]:
+    def find(self, root: Path, into: Found | None = None) -> Found:
         top = str(root)
+        found = into if into is not None else Found()
         with self._lock:
             before = self._roots.get(top, {})
             after: dict[str, _Listing] = {}
-            found: list[Path] = []
             stack = [top]
             while stack:
                 path = stack.pop()
-                listing = self._visit(path, path == top, before.get(path))
+                listing = self._visit(path, path[len(top) + 1:], path == top, before.get(path))
                 if listing is None:
                     continue
                 after[path] = listing
-                found += map(Path, listing.env_files)
+                found.secrets += map(Path, listing.secrets)
+                found.settings += map(Path, listing.settings)
                 stack += listing.subdirs
             self._roots[top] = after
-            return found
+        return found
 
-    def _visit(self, path: str, is_root: bool, old: _Listing | None) -> _Listing | None:
+    def _visit(self, path: str, folder: str, is_root: bool,
+               old: _Listing | None) -> _Listing | None:
         try:
             st = os.stat(path) if is_root else os.lstat(path)
         except OSError:
@@ -80,31 +99,38 @@ class EnvFileIndex:
         sig = signature(st)
         if old is not None and old.signature == sig and self._settled(st, old.listed_ns):
             return old
-        return self._list(path, sig)
+        return self._list(path, folder, sig)
 
     def _settled(self, st: os.stat_result, listed_ns: int) -> bool:
         """Whether the directory's last change lies safely before its listing."""
         return max(st.st_mtime_ns, st.st_ctime_ns) < listed_ns - self.margin_ns
 
-    def _list(self, path: str, sig: tuple[int, ...]) -> _Listing:
+    def _list(self, path: str, folder: str, sig: tuple[int, ...]) -> _Listing:
         self.listings += 1
         listed_ns = self.clock()
-        env, subdirs = [], []
+        secrets, settings, subdirs = [], [], []
         try:
             with os.scandir(path) as entries:
                 for entry in entries:
-                    if is_env_file(entry.name):
-                        env.append(entry.path)
-                    elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    name = entry.name
+                    if is_secret_entry(folder, name):
+                        secrets.append(entry.path)
+                        continue  # a secret directory is masked whole
+                    if name == SETTINGS:
+                        settings.append(entry.path)
+                    if name != SKIPPED and entry.is_dir(follow_symlinks=False):
                         subdirs.append(entry.path)
         except OSError:
             pass  # unreadable: nothing found; a chmod moves its ctime, so it is re-read
-        return _Listing(sig, listed_ns, tuple(env), tuple(subdirs))
+        return _Listing(sig, listed_ns, tuple(secrets), tuple(settings), tuple(subdirs))
 
 
-INDEX = EnvFileIndex()
+INDEX = PathIndex()
 
 
-def env_files(root: Path) -> list[Path]:
-    """The process-wide index's answer for ``root``."""
-    return INDEX.find(root)
+def find(roots: list[Path]) -> Found:
+    """The process-wide index's answer for ``roots``."""
+    found = Found()
+    for root in roots:
+        INDEX.find(root, found)
+    return found
