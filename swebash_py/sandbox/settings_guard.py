@@ -28,9 +28,7 @@ sweep; trust bound to the settings' content (``project.trust``) asks again then.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -95,32 +93,18 @@ def _beneath(path: Path, roots: list[Path]) -> bool:
 
 
 def _remove_beneath(root: Path, rel: Path, ident: Identity) -> bool:
-    """Remove ``root/rel`` reached by directory fds (no symlink followed), only if
-    it is still the entry that was judged."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    """Remove ``root/rel`` through the one writer (no symlink followed on the
+    way), only if it is still the entry that was judged."""
+    from swebash_py.fs.writer import Writer
+
     try:
-        fd = os.open(root, flags)
+        with Writer([root]) as writer, writer.at(root / rel) as (folder, name):
+            st = folder.lstat(name)
+            target = (os.readlink(name, dir_fd=folder.fd) if stat.S_ISLNK(st.st_mode)
+                      else "")
+            if (st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode), target) != ident:
+                return False  # changed since it was judged: judged again by the next sweep
+            folder.remove(name)
     except OSError:
         return False
-    try:
-        for part in rel.parts[:-1]:
-            parent, fd = fd, os.open(part, flags, dir_fd=fd)
-            os.close(parent)
-        return _remove_entry(fd, rel.name, ident)
-    except OSError:
-        return False
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-
-
-def _remove_entry(dir_fd: int, name: str, ident: Identity) -> bool:
-    st = os.lstat(name, dir_fd=dir_fd)
-    target = os.readlink(name, dir_fd=dir_fd) if stat.S_ISLNK(st.st_mode) else ""
-    if (st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode), target) != ident:
-        return False  # changed since it was judged: judged again by the next sweep
-    if stat.S_ISDIR(st.st_mode):
-        shutil.rmtree(name, dir_fd=dir_fd)
-    else:
-        os.unlink(name, dir_fd=dir_fd)
     return True

@@ -54,12 +54,11 @@ ALLOWED = {
     ("swebash_py.sandbox.overlay", "_trial"): "a probe overlay in a temp dir of ours",
     ("swebash_py.sandbox.bwrap", "empty_file"): "creates an empty file to mask a secret",
     ("swebash_py.preview.run", "_Holder._handshake"): "/proc/PID/root of our preview holder",
-    ("swebash_py.build", "_terminal_asker"): "/dev/tty: is there a terminal to ask on",
-    ("swebash_py.project.loading", "ask_on_terminal"): "/dev/tty for the trust question",
-    ("swebash_py.ui.tty_asker", "terminal_fd"): "/dev/tty for approval questions",
     ("swebash_py.ui.tty_asker", "_ask_on_tty"): "writes the question to /dev/tty",
-    ("swebash_py.cli.commands.undo_cmd", "_tty_ask"): "/dev/tty for the undo question",
-    ("swebash_py.shell_helper", "offer"): "/dev/tty for run / edit / copy / abort",
+    ("swebash_py.ui.terminal", "terminal_fd"): "/dev/tty: the one door for questions",
+    ("swebash_py.cli.warmup", "_do"): "appends to the import trace a test asked for (env)",
+    ("swebash_py.preview.summary", "_write_list"): "writes the deleted files' list to a "
+        "private temp file of ours",
     ("swebash_py.cli.pipes", "quiet_broken_pipe"): "/dev/null over a closed stdout",
     ("swebash_py.ui.question", "_spill"): "writes a long preview to a private temp file",
     # -- the writer's side: reads of the workspace to change it, shown to the user --
