@@ -45,7 +45,7 @@ def repl_start(runs: int, config: str) -> tuple[float, float]:
 async def call_latency() -> tuple[float, float, float, float]:
     import tomllib
 
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
     from swebash_py.mcpclient.manager import McpManager
     from swebash_py.tools.base import ToolContext
     from swebash_py.tools.registry import ToolRegistry

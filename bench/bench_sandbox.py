@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.runner import available
 from swebash_py.sandbox.secrets import workspace_secrets

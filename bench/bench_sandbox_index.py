@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import swebash_py
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.runner import available
 from swebash_py.tools.base import ToolContext

@@ -38,7 +38,7 @@ def sniff(data: bytes) -> str | None:
 
 
 def images_dir() -> Path:
-    from swebash_py.paths import data_dir
+    from swebash_py.config.paths import data_dir
 
     return data_dir() / "images"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from swebash_py.config import Settings, load_settings
+from swebash_py.config.settings import Settings, load_settings
 from swebash_py.errors import ConfigError
 from swebash_py.mcpclient.settings import McpServerSettings
 

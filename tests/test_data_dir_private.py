@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.config.paths import ensure_data_dir
 from swebash_py.doctor.checks import paths_check
-from swebash_py.paths import ensure_data_dir
 
 
 def test_a_new_data_directory_is_private(tmp_path: Path) -> None:
@@ -53,7 +53,7 @@ def test_the_twin_a_file_not_ours_keeps_its_mode(tmp_path: Path,
     """The check above is not vacuous: private_file leaves alone what another user owns."""
     import os
 
-    from swebash_py.paths import private_file
+    from swebash_py.config.paths import private_file
 
     path = tmp_path / "theirs"
     path.write_text("x")
@@ -65,7 +65,7 @@ def test_the_twin_a_file_not_ours_keeps_its_mode(tmp_path: Path,
 
 def test_a_read_only_file_that_cannot_be_tightened_is_used_as_it_is(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from swebash_py.paths import private_file
+    from swebash_py.config.paths import private_file
 
     path = tmp_path / "history"
     path.write_text("x")

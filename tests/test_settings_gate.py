@@ -1,4 +1,4 @@
-"""The one settings gate (``settings_gate``) and where the managed policy comes from."""
+"""The one settings gate (``config.gate``) and where the managed policy comes from."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py import managed
-from swebash_py.config import Settings, load_settings
-from swebash_py.managed import ManagedPolicy
-from swebash_py.settings_gate import SettingsGate
+from swebash_py.config import managed
+from swebash_py.config.gate import SettingsGate
+from swebash_py.config.managed import ManagedPolicy
+from swebash_py.config.settings import Settings, load_settings
 
 
 @pytest.fixture
@@ -117,8 +117,8 @@ def test_only_the_gate_changes_a_loaded_setting() -> None:
     import re
 
     callers = {name for name, text in sources().items()
-               if re.search(r"(?<!gate)\.change\(", text) and name != "configtable.py"}
-    assert callers == {"settings_gate.py"}
+               if re.search(r"(?<!gate)\.change\(", text) and name != "config/table.py"}
+    assert callers == {"config/gate.py"}
 
 
 def test_only_the_gate_and_the_loader_read_the_managed_policy() -> None:
@@ -127,5 +127,5 @@ def test_only_the_gate_and_the_loader_read_the_managed_policy() -> None:
     import re
 
     readers = {name for name, text in sources().items()
-               if re.search(r"from swebash_py(\.managed)? import (managed|ManagedPolicy)", text)}
-    assert readers == {"settings_gate.py", "config.py", "cli/commands/config_cmd.py"}
+               if re.search(r"from swebash_py\.config(\.managed)? import (managed|ManagedPolicy)", text)}
+    assert readers == {"config/gate.py", "config/settings.py", "cli/commands/config_cmd.py"}

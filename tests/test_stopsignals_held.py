@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from swebash_py import stopsignals
-from swebash_py.configtable import Table
+from swebash_py.config.table import Table
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from swebash_py.config.paths import data_dir
 from swebash_py.errors import StorageError
-from swebash_py.paths import data_dir
 
 FILE_NAME = "approvals.json"
 

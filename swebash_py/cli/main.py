@@ -25,7 +25,7 @@ SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "sync",
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--help"], ["-h"], ["help"]):  # `ai help` is not a question
         sys.stdout.write(top_level_help(_prog()))
         return
-    from swebash_py import startup_gc
+    from swebash_py.cli import startup_gc
 
     startup_gc.relax()  # until the session is built (build.build_session)
     # pydantic scans every installed package's entry points for plugins at
@@ -81,7 +81,7 @@ def _ask(args: list[str]) -> int:
     _start_warmup(invocation)
     if not invocation.question and not (invocation.json_output or invocation.shell_mode
                                         or invocation.explain):
-        from swebash_py import early_prompt
+        from swebash_py.cli import early_prompt
 
         early_prompt.show()  # the REPL, most likely: be visibly ready at once
     return run_guarded(invocation)
@@ -133,7 +133,7 @@ def run_guarded(invocation: Invocation) -> int:
 
         return quiet_broken_pipe()
     except SwebashError as exc:
-        from swebash_py import early_prompt
+        from swebash_py.cli import early_prompt
 
         early_prompt.hand_over()
         if invocation.debug:
@@ -163,7 +163,7 @@ def execute(invocation: Invocation) -> int:
 
     from swebash_py.cli.oneshot import run_oneshot, run_shell_helper
     from swebash_py.cli.stdin import compose_question, read_piped
-    from swebash_py.config import load_settings
+    from swebash_py.config.settings import load_settings
     from swebash_py.errors import UsageError
     from swebash_py.project.loading import project_decider
 
@@ -180,7 +180,7 @@ def execute(invocation: Invocation) -> int:
         raise UsageError("nothing to ask: give a question, or pipe some input")
     notes = [note] if piped and (note := piped.note()) else []
     if invocation.explain:
-        from swebash_py.shell_helper import explain_question
+        from swebash_py.cli.shell_helper import explain_question
 
         invocation.no_tools = True
         question = explain_question(question)

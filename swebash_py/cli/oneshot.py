@@ -9,7 +9,7 @@ from typing import Any, Literal, Protocol, TextIO
 
 from swebash_py.agent.consume import consume
 from swebash_py.cli.invocation import Invocation
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnEvent
 
 Show = Literal["all", "no-text", "nothing"]  # what a one-shot draws of its turn
@@ -22,7 +22,7 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
     """``-s``: one command from the model, shown once; then execute / edit /
     describe / abort (describe comes back to the choice). With stdout not a
     terminal only the bare command is printed."""
-    from swebash_py import shell_helper
+    from swebash_py.cli import shell_helper
 
     invocation.no_tools = True
     answer: list[str] = []
@@ -58,7 +58,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     """Answer one question, streaming; returns the exit code. ``show``: ``all``;
     ``no-text``: everything but the answer's text (the caller prints what it
     collected); ``nothing`` (errors still go to stderr)."""
-    from swebash_py.build import build_session
+    from swebash_py.cli.build import build_session
     from swebash_py.images import attach
 
     images = [attach(path) for path in invocation.images]  # a bad one: nothing is sent
@@ -88,7 +88,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             await extensions.mcp.wait_ready()
         sink: Any = renderer if json_output else _TextSink(renderer)
         if show == "no-text" and not json_output:
-            from swebash_py.shell_helper import HideAnswerText
+            from swebash_py.cli.shell_helper import HideAnswerText
 
             sink = HideAnswerText(sink)
         done = await consume(turn, sink, on_error)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from swebash_py.paths import config_path, data_dir
+from swebash_py.config.paths import config_path, data_dir
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]
 _KEY_VARS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from swebash_py.paths import data_dir
+from swebash_py.config.paths import data_dir
 
 DATA_FILE = "model_prices_and_context_window_backup.json"
 

@@ -11,7 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 Line = tuple[str, Literal["ok", "warn", "fail"], str]
 

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from swebash_py.config.paths import data_dir
 from swebash_py.mcpclient.connection import ServerConnection
 from swebash_py.mcpclient.settings import McpServerSettings
 from swebash_py.mcpclient.tool import make_tool
-from swebash_py.paths import data_dir
 
 
 def log_dir() -> Path:

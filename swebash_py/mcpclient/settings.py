@@ -9,7 +9,7 @@ from typing import Annotated
 
 import msgspec
 
-from swebash_py.configtable import Table
+from swebash_py.config.table import Table
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")

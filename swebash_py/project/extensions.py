@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swebash_py.paths import config_path
+from swebash_py.config.paths import config_path
 from swebash_py.project.agents_md import Instructions, load_instructions
 from swebash_py.project.loading import ProjectStatus
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
     from swebash_py.mcpclient.manager import McpManager
     from swebash_py.project.commands import CustomCommand
 

@@ -112,7 +112,7 @@ def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
     """How a question or the REPL decides whether the folder's ``.swebash/`` counts:
     ``--trust``, a remembered answer, or a question on the terminal."""
     def ask(root: Path, changed: list[str]) -> bool | None:
-        from swebash_py import early_prompt
+        from swebash_py.cli import early_prompt
 
         early_prompt.hand_over()  # the question would print after the plain prompt
         return ask_on_terminal(root, changed)

@@ -26,7 +26,7 @@ def config_file(root: Path) -> Path:
 
 def read_project_config(root: Path) -> dict[str, Any]:
     """The project's settings, checked against the keys a project may set."""
-    from swebash_py.config import read_config_file
+    from swebash_py.config.settings import read_config_file
 
     path = config_file(root)
     data = read_config_file(path)

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from swebash_py.paths import data_dir
+from swebash_py.config.paths import data_dir
 
 if TYPE_CHECKING:
     from swebash_py.project.fingerprint import Fingerprint

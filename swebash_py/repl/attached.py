@@ -21,8 +21,8 @@ import termios
 import tty
 from dataclasses import dataclass
 
+from swebash_py.cli.shell_helper import user_shell
 from swebash_py.render.sanitize import neutralize
-from swebash_py.shell_helper import user_shell
 
 KEEP_BYTES = 256 * 1024
 _ALT_SCREEN = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")

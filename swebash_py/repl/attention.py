@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.ui.focus import FocusWatch
 from swebash_py.ui.notify import FocusTracker, Notifier
 

@@ -21,14 +21,15 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.text import Text
 
-from swebash_py import shell_helper, stopsignals
+from swebash_py import stopsignals
 from swebash_py.agent.consume import consume
+from swebash_py.cli import shell_helper
 from swebash_py.cli.invocation import Invocation
-from swebash_py.config import Settings
+from swebash_py.config.paths import ensure_data_dir, private_file
+from swebash_py.config.settings import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
 from swebash_py.images import attach
-from swebash_py.paths import ensure_data_dir, private_file
 from swebash_py.render import make_renderer
 from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from swebash_py.agent.loop import Agent
     from swebash_py.approvals.approver import Answer
     from swebash_py.approvals.decision import PendingCall, Verdict
-    from swebash_py.build import Session
+    from swebash_py.cli.build import Session
     from swebash_py.engine.fitting import ContextFitter
     from swebash_py.engine.messages import ImageBlock
 
@@ -119,7 +120,7 @@ class Repl:
     def session(self) -> Session:
         """The stored session and runtime, built on first use (the prompt comes first)."""
         if self._session is None:
-            from swebash_py.build import build_session
+            from swebash_py.cli.build import build_session
             from swebash_py.project.extensions import load_custom_commands
 
             invocation = self.invocation
@@ -244,7 +245,7 @@ class Repl:
     # -- the loop ---------------------------------------------------------------
 
     async def run(self) -> int:
-        from swebash_py import early_prompt
+        from swebash_py.cli import early_prompt
         from swebash_py.provider.routing import route
 
         model = self.settings.resolved_model

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from swebash_py.agent.truncate import cap_middle
-from swebash_py.shell_helper import user_shell
+from swebash_py.cli.shell_helper import user_shell
 
 MAX_CONTEXT_CHARS = 20_000
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swebash_py.paths import config_path, data_dir
+from swebash_py.config.paths import config_path, data_dir
 from swebash_py.project.trust import PROJECT_DIR, project_root
 from swebash_py.sandbox import pathindex
 from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
@@ -15,7 +15,7 @@ from swebash_py.sandbox.secrets import home_secrets
 from swebash_py.sandbox.settings_guard import snapshot
 
 if TYPE_CHECKING:
-    from swebash_py.config import SandboxSettings
+    from swebash_py.config.settings import SandboxSettings
 
 
 def own_paths() -> list[Path]:

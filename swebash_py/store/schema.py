@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from swebash_py.config.paths import private_file
 from swebash_py.errors import StorageError
-from swebash_py.paths import private_file
 from swebash_py.store.soundness import verify
 
 BUSY_TIMEOUT_S = 5.0

@@ -8,7 +8,7 @@ from swebash_py.errors import SwebashError
 from swebash_py.team.url import store_url
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 
 def pull_session(settings: Settings, store: Any, key: str,

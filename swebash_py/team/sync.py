@@ -13,7 +13,7 @@ from swebash_py.team.uploader import StoreUnavailable, drain, open_checked
 from swebash_py.team.url import store_url
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 
 class SyncFailed(SwebashError):
@@ -27,8 +27,8 @@ class Local:
 
 
 def open_local(settings: Settings) -> Local:
-    from swebash_py.build import open_store
-    from swebash_py.paths import data_dir
+    from swebash_py.cli.build import open_store
+    from swebash_py.config.paths import data_dir
 
     store = open_store()  # creates / migrates the database
     path = store.path

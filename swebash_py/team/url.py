@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 ENV = "SWEBASH_STORE_URL"
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from swebash_py.team.url import store_url
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 
 def _stderr_line(message: str) -> None:
@@ -25,7 +25,7 @@ def start_uploader(settings: Settings, store: Any,
     url = store_url(settings)
     if not url:
         return None
-    from swebash_py.paths import data_dir
+    from swebash_py.config.paths import data_dir
     from swebash_py.team.host import current_host
     from swebash_py.team.uploader import Uploader
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
-from swebash_py.config import SandboxSettings
+from swebash_py.config.settings import SandboxSettings
 from swebash_py.provider.base import ToolSpec
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.provider.base import ToolSpec
 from swebash_py.tools.base import Tool, ToolTraits
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import httpx
 from pydantic import Field
 
-from swebash_py.config import WebSearchSettings
+from swebash_py.config.settings import WebSearchSettings
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 

@@ -14,7 +14,7 @@ from swebash_py.approvals.approver import Answer, PolicyApprover
 from swebash_py.approvals.decision import PendingCall
 from swebash_py.approvals.policy import decide, suggest_rule
 from swebash_py.approvals.rules import RuleSet
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.errors import StorageError
 from swebash_py.tools.base import Preview

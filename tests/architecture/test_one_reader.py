@@ -23,7 +23,7 @@ DOORS = {
 # (module, function) -> why this read is not a user file entering the model's context.
 ALLOWED = {
     # -- our own configuration, data and state (never the user's files) --
-    ("swebash_py.config", "read_config_file"): "our config file (settings, not model context)",
+    ("swebash_py.config.settings", "read_config_file"): "our config file (not model context)",
     ("swebash_py.approvals.remembered", "_read"): "our approvals.json in the data dir",
     ("swebash_py.approvals.remembered", "_locked"): "the lock file beside approvals.json",
     ("swebash_py.project.trust", "_records"): "our trust store in the data dir",
@@ -33,7 +33,7 @@ ALLOWED = {
     ("swebash_py.team.host", "_host_id"): "our host id file in the data dir",
     ("swebash_py.images", "load"): "an image we stored (content-addressed) in the data dir",
     ("swebash_py.images", "downscale"): "Image.open of bytes in memory, no file",
-    ("swebash_py.paths", "private_file"): "creates our own private file (O_CREAT|O_EXCL)",
+    ("swebash_py.config.paths", "private_file"): "creates our own private file (O_CREAT|O_EXCL)",
     ("swebash_py.mcpclient.connection", "ServerConnection._transport"):
         "appends an MCP server's stderr to our log in the data dir",
     ("swebash_py.mcpclient.connection", "last_log_line"): "reads back that log of ours",
@@ -166,6 +166,6 @@ def test_twin_the_reader_itself_and_listed_places_pass() -> None:
     assert unlisted("swebash_py.fs.reader", SECOND_READER) == []
     listed = SECOND_READER.replace("def load_notes", "def read_config_file").replace(
         "def load_more", "def read_config_file_too")
-    assert unlisted("swebash_py.config", listed) == [
-        "swebash_py.config:8 open in read_config_file_too",
-        "swebash_py.config:11 read_bytes in <module>"]
+    assert unlisted("swebash_py.config.settings", listed) == [
+        "swebash_py.config.settings:8 open in read_config_file_too",
+        "swebash_py.config.settings:11 read_bytes in <module>"]

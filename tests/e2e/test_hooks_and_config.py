@@ -82,7 +82,7 @@ def test_every_documented_key_is_a_real_key(isolated: Path) -> None:
     import re
     import tomllib
 
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
     example = (Path(__file__).parents[2] / "config.example.toml").read_text()
     uncommented = re.sub(r"(?m)^# (\w+ = .*|\[mcp_servers\.\w+\])$", r"\1", example)

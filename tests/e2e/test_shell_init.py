@@ -14,8 +14,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from swebash_py.cli.shell_init import key_sequence, snippet
 from swebash_py.errors import UsageError
-from swebash_py.shell_init import key_sequence, snippet
 from tests.e2e.conftest import run_ai
 from tests.fakeprovider import FakeProvider, Reply
 

@@ -182,7 +182,7 @@ async def test_elicitation_requests_are_refused(workspace: Path) -> None:
 
 
 def test_doctor_lines_name_each_server(workspace: Path) -> None:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
     from swebash_py.mcpclient.doctor import mcp_checks
 
     settings = Settings.from_data({"mcp_servers": {

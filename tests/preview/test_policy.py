@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from swebash_py.approvals.decision import PendingCall
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.preview.policy import preview_mode
 from swebash_py.tools.base import Preview, ToolContext

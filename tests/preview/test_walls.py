@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.preview.run import Preview, run_preview
 from swebash_py.sandbox.build import build_policy
 from tests.preview.conftest import needs_overlay

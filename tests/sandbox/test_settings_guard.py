@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.sandbox import pathindex, settings_guard
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.pathindex import PathIndex

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.config import load_settings
+from swebash_py.config.settings import load_settings
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
 from tests.team.helpers import HostDir
 

@@ -6,7 +6,7 @@ import copy
 import subprocess
 import sys
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.tools import catalog
 from swebash_py.tools.base import ToolContext, ToolTraits
 from swebash_py.tools.registry import builtin_tool_classes, default_tools
@@ -73,7 +73,7 @@ async def test_a_lazy_tool_runs_its_class(tmp_path: object) -> None:
 
 
 def test_registering_the_tools_imports_no_tool_module() -> None:
-    code = ("import sys\nfrom swebash_py.config import Settings\n"
+    code = ("import sys\nfrom swebash_py.config.settings import Settings\n"
             "from swebash_py.tools.registry import ToolRegistry, default_tools\n"
             "reg = ToolRegistry(default_tools(Settings()))\nreg.specs()\n"
             "from swebash_py.tools.registry import builtin_traits\nbuiltin_traits()\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swebash_py.config import Settings
+from swebash_py.config.settings import Settings
 from swebash_py.tools.registry import ToolRegistry, default_tools
 
 CONTRACT = {

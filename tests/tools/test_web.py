@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from swebash_py.config import WebSearchSettings
+from swebash_py.config.settings import WebSearchSettings
 from swebash_py.tools.base import ToolContext, ToolFailed
 from swebash_py.tools.web import (
     BraveBackend,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.paths import config_path, data_dir
+from swebash_py.config.paths import config_path, data_dir
 from swebash_py.tools.base import ToolContext, ToolFailed
 from swebash_py.tools.edit import EditFile, WriteFile
 from swebash_py.tools.files import ReadFile

@@ -17,7 +17,7 @@ def audit(host: Annotated[str | None, typer.Option("--host", help="hostname or h
           as_json: Annotated[bool, typer.Option("--json", help="one JSON object per line")]
           = False) -> None:
     """Every tool call the assistant made, with who allowed it (the team's with a store URL)."""
-    from swebash_py.config import load_settings
+    from swebash_py.config.settings import load_settings
     from swebash_py.team.audit_query import Filters, parse_since, text_line
     from swebash_py.team.url import store_url
 
@@ -42,8 +42,8 @@ def _server(settings: Any, filters: Any) -> list[dict[str, Any]]:
 
 
 def _local(filters: Any) -> list[dict[str, Any]]:
-    from swebash_py.build import open_store
-    from swebash_py.paths import data_dir
+    from swebash_py.cli.build import open_store
+    from swebash_py.config.paths import data_dir
     from swebash_py.team.audit_query import local_rows
     from swebash_py.team.host import current_host
 

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from swebash_py.config import Settings, load_settings
-from swebash_py.paths import config_path, data_dir
+from swebash_py.config.paths import config_path, data_dir
+from swebash_py.config.settings import Settings, load_settings
 
 app = typer.Typer(help="Show, create or locate the configuration.", no_args_is_help=True,
                   add_completion=False)
@@ -69,7 +69,7 @@ def show(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 def value_sources() -> dict[str, str]:
     """Where each top-level key set anywhere comes from: the environment or the file
     (flags do not reach `ai config show`); keys absent here are defaults."""
-    from swebash_py.config import _ENV_KEYS, read_config_file
+    from swebash_py.config.settings import _ENV_KEYS, read_config_file
     from swebash_py.errors import ConfigError
 
     sources: dict[str, str] = {}
@@ -86,8 +86,8 @@ def value_sources() -> dict[str, str]:
 
 def _managed_sources(others: dict[str, str]) -> dict[str, str]:
     """Keys the managed policy sets: it wins over everything (its tables merge)."""
-    from swebash_py import managed
-    from swebash_py.config import read_config_file
+    from swebash_py.config import managed
+    from swebash_py.config.settings import read_config_file
     from swebash_py.errors import ConfigError
 
     path = managed.managed_path()

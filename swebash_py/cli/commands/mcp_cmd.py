@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from swebash_py.config import Settings
+    from swebash_py.config.settings import Settings
 
 app = typer.Typer(help="MCP servers.", no_args_is_help=True, add_completion=False)
 
@@ -24,7 +24,7 @@ app = typer.Typer(help="MCP servers.", no_args_is_help=True, add_completion=Fals
 def list_servers(trust: Annotated[bool, typer.Option("--trust", help="use this folder's "
                                                      ".swebash/ settings")] = False) -> None:
     """The configured MCP servers: state, tools and errors."""
-    from swebash_py.config import load_settings
+    from swebash_py.config.settings import load_settings
     from swebash_py.project.loading import resolve_project
 
     settings = load_settings(project=lambda ws: resolve_project(ws, trust_flag=trust, ask=None))
@@ -61,6 +61,6 @@ async def _probe(settings: Settings) -> tuple[list[str], list[str]]:
 
 
 def _config_hint() -> str:
-    from swebash_py.paths import config_path
+    from swebash_py.config.paths import config_path
 
     return str(config_path())

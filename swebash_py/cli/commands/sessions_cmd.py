@@ -12,7 +12,7 @@ app = typer.Typer(help="Stored conversations.", no_args_is_help=True, add_comple
 
 
 def _store() -> Any:
-    from swebash_py.build import open_store
+    from swebash_py.cli.build import open_store
 
     return open_store()
 
@@ -69,7 +69,7 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
 
 
 def _list_all_hosts(limit: int) -> None:
-    from swebash_py.config import load_settings
+    from swebash_py.config.settings import load_settings
     from swebash_py.store.ids import shortest_unique
     from swebash_py.team import reads
     from swebash_py.team.sync import connect_checked, require_url
@@ -106,7 +106,7 @@ def show(session_id: str) -> None:
 
 
 def _remote_markdown(session_id: str) -> str:
-    from swebash_py.config import load_settings
+    from swebash_py.config.settings import load_settings
     from swebash_py.store import export as exporter
     from swebash_py.store.records import BlockRecord, SessionInfo, TurnRecord, parse_json
     from swebash_py.team.remote import fetch_for_show

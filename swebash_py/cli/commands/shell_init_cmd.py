@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from swebash_py.config import load_settings
+from swebash_py.config.settings import load_settings
 
 
 def shell_init(
@@ -21,7 +21,7 @@ def shell_init(
     bash: eval "$(ai shell-init bash)"   zsh: eval "$(ai shell-init zsh)"
     fish: ai shell-init fish | source
     """
-    from swebash_py.shell_init import snippet
+    from swebash_py.cli.shell_init import snippet
 
     chosen = key or load_settings().shell_init.key
     typer.echo(snippet(shell, chosen), nl=False)

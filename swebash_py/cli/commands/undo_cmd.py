@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from swebash_py.checkpoints.flow import Ask
-from swebash_py.config import load_settings
+from swebash_py.config.settings import load_settings
 
 
 def _tty_ask() -> Ask | None:
@@ -33,8 +33,8 @@ def undo(yes: Annotated[bool, typer.Option("-y", "--yes",
                                            help="Do it without asking (files changed since "
                                                 "are left alone).")] = False) -> None:
     """Revert the file changes of the last turn here, showing the diff and asking first."""
-    from swebash_py.build import open_store
     from swebash_py.checkpoints.flow import last_turn, take_back
+    from swebash_py.cli.build import open_store
 
     settings = load_settings()
     store = open_store()

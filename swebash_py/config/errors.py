@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
 
-from swebash_py.configtable import FieldProblem, decode_path
+from swebash_py.config.table import FieldProblem, decode_path
 
 _STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+|\.\.\.)\]")
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")

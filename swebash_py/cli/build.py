@@ -14,16 +14,16 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from swebash_py import startup_gc
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
-from swebash_py.config import Settings
+from swebash_py.cli import startup_gc
+from swebash_py.config.paths import data_dir
+from swebash_py.config.settings import Settings
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
 from swebash_py.errors import ConfigError, StorageError, SwebashError
-from swebash_py.paths import data_dir
 from swebash_py.project.extensions import Extensions, build_extensions
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy

@@ -43,7 +43,7 @@ class ManagedPolicy:
     @classmethod
     def load(cls) -> ManagedPolicy:
         """The policy in force (a ``ConfigError`` naming the file if it is unreadable)."""
-        from swebash_py.config import read_config_file
+        from swebash_py.config.settings import read_config_file
 
         path = managed_path()
         return cls(path, read_config_file(path))

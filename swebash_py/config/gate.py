@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from swebash_py.managed import ManagedPolicy
+from swebash_py.config.managed import ManagedPolicy
 
 FLAG_KEYS = {"model": "model", "api_base": "api_base", "approval": "approval",
              "sandbox_mode": "sandbox.mode"}  # Invocation.setting_flags() name → key

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from swebash_py.cli.names import ApprovalMode, SandboxMode
-from swebash_py.configtable import Table, check_field
+from swebash_py.config.paths import config_path
+from swebash_py.config.table import Table, check_field
 from swebash_py.errors import ConfigError
 from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
-from swebash_py.paths import config_path
 
 if TYPE_CHECKING:
+    from swebash_py.config.gate import SettingsGate
     from swebash_py.project.loading import ProjectStatus
-    from swebash_py.settings_gate import SettingsGate
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
@@ -152,8 +152,8 @@ class Settings(Table, dict=True):  # dict: room for the run's project status, no
         managed policy read at load; read now for settings built otherwise)."""
         gate: SettingsGate | None = self.__dict__.get("_gate")
         if gate is None:
-            from swebash_py.managed import ManagedPolicy
-            from swebash_py.settings_gate import SettingsGate
+            from swebash_py.config.gate import SettingsGate
+            from swebash_py.config.managed import ManagedPolicy
 
             gate = self.__dict__["_gate"] = SettingsGate(ManagedPolicy.load(), _notice)
         return gate
@@ -221,7 +221,7 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     except msgspec.ValidationError as exc:
         from functools import partial
 
-        from swebash_py.configerrors import describe
+        from swebash_py.config.errors import describe
 
         source_of = partial(_source_of, path=path, flags=flags or {})
         raise ConfigError(describe(exc, data, Settings, source_of)) from exc
@@ -243,8 +243,8 @@ def _workspace_of(data: dict[str, Any]) -> Path:
 
 def _gate() -> SettingsGate:
     """The gate with the managed policy in force (``settings_gate``)."""
-    from swebash_py.managed import ManagedPolicy
-    from swebash_py.settings_gate import SettingsGate
+    from swebash_py.config.gate import SettingsGate
+    from swebash_py.config.managed import ManagedPolicy
 
     return SettingsGate(ManagedPolicy.load(), _notice)
 
@@ -285,7 +285,7 @@ def _source_of(key: str, path: Path, flags: dict[str, Any]) -> str:
 
 def managed_source(key: str) -> str | None:
     """The managed policy file, when it sets ``key`` (a dotted path)."""
-    from swebash_py.managed import ManagedPolicy
+    from swebash_py.config.managed import ManagedPolicy
 
     try:
         policy = ManagedPolicy.load()
