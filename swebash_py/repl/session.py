@@ -325,12 +325,10 @@ class Repl:
 
     def short_id(self, session_id: str | None) -> str:
         """The shortest prefix that names this session among the stored ones."""
-        from swebash_py.store.ids import shortest_unique
-
         if session_id is None:
             return "new"
         try:
-            return shortest_unique(self.store.session_ids()).get(session_id, session_id)
+            return str(self.store.short_ids([session_id])[session_id])
         except Exception:  # a display nicety: the full id will do
             return session_id
 

@@ -25,7 +25,7 @@ from swebash_py.engine.secrets import redact
 from swebash_py.errors import SessionGone, UsageError
 from swebash_py.store import faults, soundness
 from swebash_py.store.changes import FileChangesMixin
-from swebash_py.store.ids import uuid7
+from swebash_py.store.ids import unique_prefix, uuid7
 from swebash_py.store.records import (
     BlockRecord,
     SessionInfo,
@@ -155,11 +155,9 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         key = id_or_prefix.strip()
         if not key or not _PREFIX.match(key):
             return None
-        rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
-                          (len(key), key))
+        rows = self._with_prefix(key)
         if not rows and key != key.lower():  # UUIDs are written in either case
-            rows = self._read("SELECT id FROM sessions WHERE substr(id, 1, ?) = ? LIMIT 2",
-                              (len(key), key.lower()))
+            rows = self._with_prefix(key.lower())
         if not rows:  # an id from before global ids (kept by the migration)
             rows = self._read("SELECT id FROM sessions WHERE substr(legacy_id, 1, ?) = ?"
                               " LIMIT 2", (len(key), key))
@@ -169,6 +167,23 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         if rows:
             raise AmbiguousSession(f"session id {key!r} is ambiguous; give more characters")
         return None
+
+    def _with_prefix(self, key: str) -> list[Any]:
+        """At most two ids starting with ``key``: a range of the primary key (ids
+        are ASCII, so every one starting with ``key`` sorts below ``key + DEL``)."""
+        return self._read("SELECT id FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+                          (key, key + "\x7f"))
+
+    def short_ids(self, ids: list[str], minimum: int = 8) -> dict[str, str]:
+        """The shortest prefix naming each of ``ids`` among every stored session:
+        two neighbours each by the primary key, not a pass over every id (a list of
+        20 rows costs the same with 50,000 sessions)."""
+        out = {}
+        for full in ids:
+            row = self._read("SELECT (SELECT MAX(id) FROM sessions WHERE id < ?),"
+                             " (SELECT MIN(id) FROM sessions WHERE id > ?)", (full, full))[0]
+            out[full] = unique_prefix(full, [str(n) for n in row if n is not None], minimum)
+        return out
 
     def get_session(self, id_or_prefix: str) -> SessionInfo | None:
         sid = self.resolve(id_or_prefix)
