@@ -262,15 +262,17 @@ class Store(FileChangesMixin, TeamRecordsMixin):
             queue_select(db, "outcome", "SELECT uid FROM turns WHERE id = ?", (turn_id,))
 
     # ---------------------------------------------------------------- reading
-    def turns(self, session_id: str) -> list[TurnRecord]:
-        """The whole transcript: turns in order, each with its blocks in order."""
+    def turns(self, session_id: str, from_seq: int = 0) -> list[TurnRecord]:
+        """The whole transcript (from turn ``from_seq`` on): turns in order, each
+        with its blocks in order."""
         rows = self._read(
             "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
             " t.input_tokens, t.output_tokens, t.cost,"
             " b.block_type, b.text, b.json, b.created, t.rewound,"
             " t.cache_read_tokens, t.cache_write_tokens"
             " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
-            " WHERE t.session_id = ? ORDER BY t.seq, b.seq", (session_id,))
+            " WHERE t.session_id = ? AND t.seq >= ? ORDER BY t.seq, b.seq",
+            (session_id, from_seq))
         turns: list[TurnRecord] = []
         for r in rows:
             if not turns or turns[-1].id != r[0]:
@@ -311,8 +313,8 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         if checkpoint:
             raw, start_turn, after_block, start_seq = checkpoint[0]
             msgs = messages_from_json(str(raw))
-        for turn in self.turns(session_id):
-            if turn.seq < start_seq or turn.rewound is not None:
+        for turn in self.turns(session_id, start_seq):  # what lies behind it is not read
+            if turn.rewound is not None:
                 continue
             resumed_here = turn.id == start_turn
             if turn.user_text and not resumed_here:
