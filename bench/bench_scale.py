@@ -21,7 +21,7 @@ Run: .venv/bin/python bench/bench_scale.py [--files 10000,100000] [--sessions 50
 from __future__ import annotations
 
 import argparse
-import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -63,12 +63,22 @@ def build_tree(root: Path, files: int) -> None:
 
 def median_run(argv: list[str], rounds: int, env: dict[str, str] | None = None) -> float:
     """Median wall seconds of ``argv`` (its output discarded)."""
-    samples = []
+    return median_wall_cpu(argv, rounds, env)[0]
+
+
+def median_wall_cpu(argv: list[str], rounds: int,
+                    env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Median wall and CPU (user + system) seconds of ``argv``: on a shared machine
+    the wall time is mostly waiting for a core, the CPU time is the program's."""
+    walls, cpus = [], []
     for _ in range(rounds):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(argv, capture_output=True, check=True, env=env)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 FIND_SNIPPET = """
@@ -92,7 +102,7 @@ print(samples[len(samples) // 2])
 def find_time(tree: Path, source: str, env: dict[str, str], rounds: int) -> float:
     out = subprocess.run([sys.executable, "-c", FIND_SNIPPET, str(tree), str(rounds)],
                          env={**env, "PYTHONPATH": source}, capture_output=True, text=True,
-                         timeout=1800, check=True)
+                         timeout=1800, check=True, cwd=tree)
     return float(out.stdout.split()[-1])
 
 
@@ -116,6 +126,123 @@ def bench_find(work: Path, sizes: list[int], sources: dict[str, str],
         print(line, flush=True)
 
 
+INDEX_SNIPPET = """
+import sys, time
+from pathlib import Path
+from swebash_py.sandbox import pathindex
+t = time.perf_counter()
+pathindex.find([Path(sys.argv[1])])
+print(time.perf_counter() - t)
+"""
+
+
+def index_time(tree: Path, source: str, env: dict[str, str]) -> float:
+    out = subprocess.run([sys.executable, "-c", INDEX_SNIPPET, str(tree)],
+                         env={**env, "PYTHONPATH": source}, capture_output=True, text=True,
+                         timeout=1800, check=True, cwd=tree)
+    return float(out.stdout.split()[-1])
+
+
+def bench_index(work: Path, sizes: list[int], sources: dict[str, str],
+                env: dict[str, str]) -> None:
+    bwrap = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]
+    alone = median_run(bwrap, 9)
+    print(f"first sandboxed command's index walk, fresh process (bwrap alone "
+          f"{alone * 1000:.0f} ms)")
+    for size in sizes:
+        tree = work / f"tree{size}"
+        build_tree(tree, size)
+        line = f"  {size:>9,} files:"
+        for name, source in sources.items():
+            shutil.rmtree(work / "home" / "data" / "pathindex", ignore_errors=True)
+            cold = index_time(tree, source, env)
+            warm = statistics.median(index_time(tree, source, env) for _ in range(3))
+            line += f"  {name}: cold {cold * 1000:7.0f} ms, next run {warm * 1000:6.0f} ms"
+        print(line, flush=True)
+
+
+def build_store(path: Path, sessions: int) -> None:
+    """``sessions`` sessions with ids made at distinct times (one turn in the last)."""
+    if path.exists():
+        return
+    from swebash_py.store import Store
+    from swebash_py.store.ids import uuid7
+
+    with Store(path) as store:
+        sid = store.create_session("m", "/w", "last")
+        store.begin_turn(sid, "hello")
+        start = time.time() - sessions
+        rows = [(uuid7(start + i), start + i, start + i) for i in range(sessions - 1)]
+        with store._write() as db:
+            db.executemany("INSERT INTO sessions (id, title, created, updated, model, cwd)"
+                           " VALUES (?, 'a title', ?, ?, 'm', '/w')", rows)
+
+
+def bench_sessions(work: Path, count: int, sources: dict[str, str],
+                   env: dict[str, str]) -> None:
+    home = work / f"store{count}"
+    build_store(home / "data" / "sessions.db", count)
+    store_env = {**env, "SWEBASH_HOME": str(home / "data")}
+    line = f"ai sessions list, {count:,} sessions:"
+    for name, source in sources.items():
+        wall, cpu = median_wall_cpu([AI, "sessions", "list"], 5,
+                                    {**store_env, "PYTHONPATH": source})
+        line += f"  {name} {wall * 1000:6.0f} ms wall, {cpu * 1000:4.0f} ms CPU"
+    wall, cpu = median_wall_cpu([sys.executable, "-c", "pass"], 5)
+    print(line + f"  (python -c pass: {wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU)",
+          flush=True)
+
+
+RESUME_SNIPPET = """
+import sys, time
+from pathlib import Path
+from swebash_py.store import Store
+with Store(Path(sys.argv[1])) as store:
+    sid = store.latest_session()
+    samples = []
+    for _ in range(5):
+        t = time.perf_counter()
+        store.load_messages(sid)
+        samples.append(time.perf_counter() - t)
+samples.sort()
+print(samples[2])
+"""
+
+
+def build_long_session(path: Path, turns: int) -> None:
+    """One session of ``turns`` turns (a question, a tool call and its result, an
+    answer each), compacted before the last one."""
+    if path.exists():
+        return
+    from swebash_py.engine.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+    from swebash_py.store import Store
+
+    with Store(path) as store:
+        sid = store.create_session("m", "/w", "long")
+        for n in range(1, turns + 1):
+            turn = store.begin_turn(sid, f"question {n}")
+            store.add_block(turn, ToolUseBlock(f"c{n}", "read_file", '{"path": "a.py"}'))
+            store.add_block(turn, ToolResultBlock(f"c{n}", "read_file", "x = 1\n" * 40))
+            store.add_block(turn, TextBlock(f"answer {n} " * 20))
+            if n == turns - 1:
+                store.add_checkpoint(turn, [Message.user("[Summary] all of it")])
+
+
+def bench_resume(work: Path, turns: int, sources: dict[str, str],
+                 env: dict[str, str]) -> None:
+    print(f"load_messages behind a checkpoint (ai -c), 10 vs {turns:,} turns")
+    for name, source in sources.items():
+        line = f"  {name}:"
+        for size in (10, turns):
+            db = work / f"long{size}.db"
+            build_long_session(db, size)
+            out = subprocess.run([sys.executable, "-c", RESUME_SNIPPET, str(db)],
+                                 env={**env, "PYTHONPATH": source}, capture_output=True,
+                                 text=True, timeout=600, check=True, cwd=work)
+            line += f"  {size:>6,} turns {float(out.stdout.split()[-1]) * 1000:7.1f} ms"
+        print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", default="10000,100000")
@@ -131,14 +258,22 @@ def main() -> None:
         sources["base"] = opts.base
     work = Path(opts.work) if opts.work else Path(tempfile.mkdtemp(prefix="bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    env = home_env(work / "home")
+    # the cwd is not on a snippet's path (``cwd=``), so PYTHONPATH picks the tree;
+    # byte code is written, as for an installed package
+    env = {k: v for k, v in home_env(work / "home").items() if k != "PYTHONDONTWRITEBYTECODE"}
     try:
+        sizes = [int(s) for s in opts.files.split(",")]
         if "find" in parts:
-            bench_find(work, [int(s) for s in opts.files.split(",")], sources, env)
+            bench_find(work, sizes, sources, env)
+        if "index" in parts:
+            bench_index(work, sizes, sources, env)
+        if "sessions" in parts:
+            bench_sessions(work, opts.sessions, sources, env)
+        if "resume" in parts:
+            bench_resume(work, opts.turns, sources, env)
     finally:
         if not opts.work:
             shutil.rmtree(work, ignore_errors=True)
-    _ = AI, os
 
 
 if __name__ == "__main__":

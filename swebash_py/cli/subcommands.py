@@ -43,9 +43,21 @@ def _register_subcommands() -> None:
     app.command("shell-init")(shell_init_cmd.shell_init)
 
 
+def _register_only_sessions() -> None:
+    """``ai sessions ...`` alone (a group, so typer still routes by name): the other
+    subcommands' imports (undo's preview, the doctor's probes) were most of the time
+    of an ``ai sessions list``."""
+    from swebash_py.cli.commands import sessions_cmd
+
+    app.add_typer(sessions_cmd.app, name="sessions")
+
+
 def run(args: list[str]) -> None:
     """Run the subcommand in ``args``; never returns."""
-    _register_subcommands()
+    if args[:1] == ["sessions"]:
+        _register_only_sessions()
+    else:
+        _register_subcommands()
     try:
         app(args=args, prog_name="ai", standalone_mode=True)
     except SwebashError as exc:
