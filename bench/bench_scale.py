@@ -34,30 +34,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import AI, home_env
 
-FILES_PER_DIR = 40
-DIRS_PER_DIR = 8
+FILES_PER_DIR = 20
+FANOUT = 8
 
 
 def build_tree(root: Path, files: int) -> None:
-    """``files`` files in directories of 40 (8 subdirectories each), a quarter
-    ``.py``; a ``.gitignore`` ignoring ``*.log``; a secret every 1,000 files."""
+    """``files`` files, 20 to a directory (directory ``i``'s parent is ``i // 8``: a
+    tree 8 wide), a quarter ``.py``; a ``.gitignore`` ignoring ``*.log``; a secret
+    every 1,000 files. Built once (a marker file says so)."""
     if (root / ".built").exists():
         return
     root.mkdir(parents=True, exist_ok=True)
     (root / ".gitignore").write_text("*.log\nbuild/\n")
-    made, queue = 0, [root]
-    while made < files:
-        folder = queue.pop(0)
-        for d in range(DIRS_PER_DIR):
-            sub = folder / f"d{d}"
-            sub.mkdir(exist_ok=True)
-            queue.append(sub)
+    folders = [root]
+    for made in range(0, files, FILES_PER_DIR):
+        index = made // FILES_PER_DIR
+        if index >= len(folders):
+            folders.append(folders[(index - 1) // FANOUT] / f"d{(index - 1) % FANOUT}")
+            folders[index].mkdir()
         for i in range(min(FILES_PER_DIR, files - made)):
             ext = (".py", ".txt", ".log", ".md")[i % 4]
             name = ".env" if (made + i) % 1000 == 999 else f"f{i}{ext}"
-            with open(folder / name, "w") as f:
+            with open(folders[index] / name, "w") as f:
                 f.write("x")
-        made += FILES_PER_DIR
     (root / ".built").write_text(str(files))
 
 

@@ -110,8 +110,10 @@ class PathIndex:
                     continue
                 after[path] = listing
                 prefix = path + os.sep
-                found.secrets += [Path(prefix + name) for name in listing.secrets]
-                found.settings += [Path(prefix + name) for name in listing.settings]
+                if listing.secrets:  # most directories hold neither
+                    found.secrets += [Path(prefix + name) for name in listing.secrets]
+                if listing.settings:
+                    found.settings += [Path(prefix + name) for name in listing.settings]
                 stack += [prefix + name for name in listing.subdirs]
             self._roots[top] = after
             if self.listings != listed_before or len(after) != len(before):
