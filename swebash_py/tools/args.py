@@ -24,7 +24,8 @@ class ToolArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     @classmethod
-    def model_json_schema(cls, by_alias: bool | None = None, ref_template: str = DEFAULT_REF_TEMPLATE,
+    def model_json_schema(cls, by_alias: bool | None = None,
+                          ref_template: str = DEFAULT_REF_TEMPLATE,
                           schema_generator: type[GenerateJsonSchema] = GenerateJsonSchema,
                           mode: JsonSchemaMode = "validation",
                           **kwargs: Any) -> dict[str, Any]:

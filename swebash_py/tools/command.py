@@ -106,7 +106,7 @@ class RunCommandArgs(ToolArgs):
         "The shell command line to run (bash syntax), in the workspace directory. It is "
         "non-interactive: stdin is empty and there is no terminal, so pass flags such as "
         "-y or --no-pager instead of expecting prompts."))
-    timeout: float | None = Field(None, gt=0, description=(
+    timeout: float | None = Field(None, ge=0.1, description=(
         "Seconds before the command is killed. Default and maximum: the configured "
         "command timeout (120 s unless configured otherwise)."))
     background: bool = Field(False, description=(
