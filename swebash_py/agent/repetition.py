@@ -31,8 +31,8 @@ class RepeatedLines:
         self._partial += text
         *lines, self._partial = self._partial.split("\n")
         for raw in lines:
-            line = raw.strip()
-            if not line:
+            line = raw.rstrip()  # indentation counts: nested closing braces differ
+            if not line.strip():
                 continue
             if line == self.line:
                 self.count += 1

@@ -73,3 +73,8 @@ def test_repeated_lines_trip_and_twin_short_lists_do_not() -> None:
     assert loop.count == 12
     listing = RepeatedLines(12)
     assert not listing.feed("- ok\n" * 8 + "|---|---|\n" * 3 + "- ok\n" * 8)
+
+
+def test_twin_nested_closing_braces_are_different_lines() -> None:
+    code = "".join(" " * (4 * depth) + "}\n" for depth in range(14, 0, -1))
+    assert not RepeatedLines(12).feed(code)
