@@ -40,6 +40,7 @@ _KEY = re.compile(r"^(alt|ctrl)-(.)$", re.IGNORECASE)
 _BASH_HISTORY = r'''# swebash: records this terminal's finished commands for `ai fix`
 export SWEBASH_TERM_ID="b$$-${{EPOCHREALTIME/[.,]/}}"
 __swebash_hist_file={file_dir}/"$SWEBASH_TERM_ID"
+(umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
 __swebash_hist_status=0 __swebash_hist_start= __swebash_hist_armed= __swebash_hist_seen=
 __swebash_hist_debug() {{
     [[ -n $__swebash_hist_armed ]] || return 0
@@ -109,6 +110,8 @@ _ZSH_HISTORY = r'''# swebash: records this terminal's finished commands for `ai 
 zmodload zsh/datetime 2>/dev/null
 export SWEBASH_TERM_ID="z$$-${{EPOCHREALTIME/./}}"
 typeset -g __swebash_hist_file={file_dir}/"$SWEBASH_TERM_ID"
+(umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
+(umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
 typeset -g __swebash_hist_status=0 __swebash_hist_start= __swebash_hist_line=
 __swebash_hist_preexec() {{
     [[ -o histignorespace && $1 == ' '* ]] && return 0  # the user's "do not keep this"
@@ -162,6 +165,7 @@ bindkey -M viins '{seq}' __swebash_wish
 _FISH_HISTORY = r'''# swebash: records this terminal's finished commands for `ai fix`
 set -gx SWEBASH_TERM_ID f$fish_pid-(command date +%s%N)
 set -g __swebash_hist_file {file_dir}/$SWEBASH_TERM_ID
+command sh -c 'umask 077; : >>"$1"' sh $__swebash_hist_file 2>/dev/null  # private from the start
 set -g __swebash_hist_status 0
 function __swebash_hist_escape
     string replace -a -- '\\' '\\\\' $argv[1] | string replace -a -- \t '\t' | string join '\n'

@@ -122,6 +122,10 @@ def read_history(term: str | None = None, directory: Path | None = None) -> list
         return []
     path = history_file(term, directory)
     raw = _read(path)
+    if raw is not None:
+        from swebash_py.config.paths import private_file
+
+        private_file(path)  # made by a shell whose umask let others read it
     if raw is None:
         return []
     from swebash_py.sandbox.values import secret_values

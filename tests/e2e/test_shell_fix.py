@@ -196,3 +196,57 @@ def test_history_false_records_nothing(
         assert fake_provider.requests == []
     finally:
         child.terminate(force=True)
+
+
+def _history(isolated: Path, *records: str) -> dict[str, str]:
+    """A terminal with ``records`` already recorded; the env that names it."""
+    directory = isolated / "data" / "shellhist"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "t-1").write_text("".join(r + "\n" for r in records))
+    return {"SWEBASH_TERM_ID": "t-1"}
+
+
+def test_piped_ai_fix_prints_the_bare_sanitised_command(
+        fake_provider: FakeProvider, isolated: Path) -> None:
+    from tests.e2e.conftest import model_args, run_ai
+
+    env = _history(isolated, "1\t2\t127\t/repo\tgti status", "1\t2\t0\t/repo\tls")
+    fake_provider.queue(Reply(text="Typo.\n```sh\ngit status\x1b[2J\n```"))
+    result = run_ai("fix", *model_args(fake_provider), env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "git status\n"
+    sent = _user_message(fake_provider)
+    assert "command: gti status" in sent and "exit status: 127" in sent
+    assert "[exit 0] /repo$ ls" in sent  # the last commands go with it
+
+
+def test_ai_fix_without_a_failure_or_a_fix_says_so(
+        fake_provider: FakeProvider, isolated: Path) -> None:
+    from tests.e2e.conftest import model_args, run_ai
+
+    env = _history(isolated, "1\t2\t0\t/repo\tls")
+    nothing = run_ai("fix", *model_args(fake_provider), env=env)
+    assert nothing.returncode == 1 and "no failed command" in nothing.stderr
+    assert fake_provider.requests == []
+    env = _history(isolated, "1\t2\t1\t/repo\tcurl https://down.example")
+    fake_provider.queue(Reply(text="The server is down; no command fixes that."))
+    unfixable = run_ai("fix", *model_args(fake_provider), env=env)
+    assert unfixable.returncode == 1 and unfixable.stdout == ""
+    assert "no corrected command: The server is down" in unfixable.stderr
+    no_shell = run_ai("fix", *model_args(fake_provider))
+    assert no_shell.returncode == 2 and "no shell history for this terminal" in no_shell.stderr
+
+
+def test_slash_fix_in_the_repl_offers_the_correction(
+        spawn_ai: object, fake_provider: FakeProvider, isolated: Path, workspace: Path) -> None:
+    from tests.e2e.conftest import exit_repl, start_repl
+
+    env = _history(isolated, "1\t2\t1\t/repo\tgit psuh")
+    fake_provider.queue(Reply(text=FIX), Reply(text="ok"))
+    child = start_repl(spawn_ai, fake_provider, env=env)
+    child.sendline("/fix")
+    child.expect_exact("[r]un / [e]dit / [c]opy / [a]bort")
+    assert "command: git psuh" in _user_message(fake_provider)
+    child.sendline("r")
+    _wait_for(lambda: (workspace / "fixed-marker").exists(), "the fix run as !command")
+    exit_repl(child)
