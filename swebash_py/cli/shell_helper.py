@@ -182,9 +182,12 @@ def offer_fix(command: str) -> str | None:
     returns the command to run in the user's shell, or None."""
     from swebash_py.ui.terminal import ask_line, has_terminal, tell
 
+    from swebash_py.ui.visible import has_hidden
+
     if not has_terminal():
         return None
-    tell(shown_command(command))
+    if has_hidden(command):  # the rendered answer showed it; spelled out only when it hides
+        tell(shown_command(command))
     while True:
         line = ask_line(FIX_CHOICES)
         action = parse_fix_choice(line) if line is not None else "abort"  # EOF: abort

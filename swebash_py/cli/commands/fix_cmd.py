@@ -36,7 +36,8 @@ class NothingToFix(SwebashError):
 
 def fix(ctx: typer.Context) -> None:
     """Explain this terminal's last failed command (or the N-th last: `ai fix 2`)
-    and offer one corrected command: [r]un / [e]dit / [c]opy / [a]bort."""
+    and offer one corrected command: run, edit, copy or abort (piped: the bare
+    command). Takes the question's flags (-m, --api-base, --approval ...)."""
     sys.exit(run_fix(list(ctx.args)))
 
 
