@@ -181,7 +181,6 @@ def offer_fix(command: str) -> str | None:
     """``ai fix`` on a terminal: ask run / edit / copy / abort until answered;
     returns the command to run in the user's shell, or None."""
     from swebash_py.ui.terminal import ask_line, has_terminal, tell
-
     from swebash_py.ui.visible import has_hidden
 
     if not has_terminal():
