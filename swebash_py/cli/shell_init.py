@@ -4,8 +4,9 @@ and records this terminal's commands for `ai fix`.
 The key (default Alt-\\) sends the text on the shell's command line to
 ``ai -s`` with stdout captured (so ``ai`` prints the bare command, no menu)
 and replaces the line with the suggestion, cursor at the end, nothing run.
-On an empty line right after a failed command it runs ``ai fix`` instead and
-leaves the corrected command on the line. An empty line otherwise, a failure
+On an empty line right after a failed command it runs ``ai fix --no-tools``
+instead and leaves the corrected command on the line (no tools: a question about
+running one could not be answered on a line the shell's editor holds). An empty line otherwise, a failure
 or an empty answer leave the line as it was.
 
 History (``[shell_init] history``, on by default): each finished command's
@@ -85,7 +86,7 @@ __swebash_wish() {{
     if [[ -z "${{wish//[[:space:]]/}}" ]]; then
         [[ -n $__swebash_hist_file && ${{__swebash_hist_status:-0}} != 0 ]] || return 0
         builtin printf 'ai: thinking...' >&2
-        cmd=$(SHELL=bash command ai fix </dev/null)
+        cmd=$(SHELL=bash command ai fix --no-tools </dev/null)
         local code=$?
         builtin printf '\r\e[K' >&2
         (( code == 0 )) || return 0
@@ -142,7 +143,7 @@ __swebash_wish() {{
     if [[ -z "${{wish//[[:space:]]/}}" ]]; then
         [[ -n $__swebash_hist_file && ${{__swebash_hist_status:-0}} != 0 ]] || return 0
         zle -M "ai: thinking..."
-        cmd=$(SHELL=zsh command ai fix </dev/null)
+        cmd=$(SHELL=zsh command ai fix --no-tools </dev/null)
     else
         zle -M "ai: thinking..."
         cmd=$(SHELL=zsh command ai -s -- "$wish" </dev/null)
@@ -190,7 +191,7 @@ function __swebash_wish
     if not string trim -- "$wish" | string length -q
         set -q __swebash_hist_file; and test "$__swebash_hist_status" != 0; or return 0
         printf 'ai: thinking...' >&2
-        set cmd (SHELL=fish command ai fix </dev/null | string collect)
+        set cmd (SHELL=fish command ai fix --no-tools </dev/null | string collect)
     else
         printf 'ai: thinking...' >&2
         set cmd (SHELL=fish command ai -s -- "$wish" </dev/null | string collect)

@@ -67,6 +67,7 @@ def test_ai_fix_sends_the_failure_and_r_runs_the_correction(
         sent = _user_message(fake_provider)
         assert "command: git psuh" in sent and "exit status: 1" in sent
         assert f"directory: {workspace}" in sent
+        assert fake_provider.requests[0].body.get("tools")  # may investigate, as usual
         assert "psuh is push" in (child.before or "")  # the explanation is shown
         assert not (workspace / "fixed-marker").exists()
         child.sendline("r")
@@ -84,8 +85,10 @@ def test_the_key_on_an_empty_line_after_a_failure_leaves_the_fix_on_the_line(
     try:
         _run(child, isolated, "git psuh")
         child.send(ALT_BACKSLASH)
+        child.expect_exact("ai: thinking...")  # the indicator, in every shell
         fake_provider.wait_for_requests(1)
         assert "command: git psuh" in _user_message(fake_provider)
+        assert not fake_provider.requests[0].body.get("tools")  # nothing to ask mid-line
         child.send(CTRL_X_P)
         _wait_for(lambda: _dumped(workspace) is not None, "the line buffer dump")
         assert _dumped(workspace) == ("touch fixed-marker", len("touch fixed-marker"))
