@@ -6,8 +6,8 @@ The key (default Alt-\\) sends the text on the shell's command line to
 and replaces the line with the suggestion, cursor at the end, nothing run.
 On an empty line right after a failed command it runs ``ai fix --no-tools``
 instead and leaves the corrected command on the line (no tools: a question about
-running one could not be answered on a line the shell's editor holds). An empty line otherwise, a failure
-or an empty answer leave the line as it was.
+running one could not be answered on a line the shell's editor holds). An
+empty line otherwise, a failure or an empty answer leave the line as it was.
 
 History (``[shell_init] history``, on by default): each finished command's
 start, end, exit status, directory and line are appended by the shell itself to
