@@ -44,10 +44,12 @@ __swebash_hist_file={file_dir}/"$SWEBASH_TERM_ID"
 (umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
 __swebash_hist_status=0 __swebash_hist_start= __swebash_hist_armed= __swebash_hist_seen=
 __swebash_hist_debug() {{
+    __swebash_hist_rc=$?
     [[ -n $__swebash_hist_armed ]] || return 0
     case $BASH_COMMAND in __swebash_*) return 0 ;; esac
     __swebash_hist_armed= __swebash_hist_start=${{EPOCHREALTIME:-0}}
 }}
+__swebash_hist_give_back() {{ return $__swebash_hist_rc; }}  # $? for a DEBUG trap we chain
 __swebash_hist_collect() {{
     local s=$? end=${{EPOCHREALTIME:-0}} h line dir
     __swebash_hist_status=$s __swebash_hist_armed=
@@ -75,7 +77,14 @@ if [[ $PROMPT_COMMAND != *__swebash_hist_collect* ]]; then
     else
         PROMPT_COMMAND="__swebash_hist_collect"$'\n'"${{PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}}__swebash_hist_arm"
     fi
-    trap '__swebash_hist_debug' DEBUG
+    __swebash_hist_prev=$(trap -p DEBUG)
+    if [[ -n $__swebash_hist_prev ]]; then  # the user's own DEBUG trap runs after ours
+        eval "__swebash_hist_prev=($__swebash_hist_prev)"
+        trap "__swebash_hist_debug; __swebash_hist_give_back; ${{__swebash_hist_prev[2]}}" DEBUG
+    else
+        trap '__swebash_hist_debug' DEBUG
+    fi
+    unset __swebash_hist_prev
 fi
 '''
 

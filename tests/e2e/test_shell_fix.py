@@ -117,7 +117,8 @@ def test_the_key_on_an_empty_line_after_a_success_does_nothing(
 
 
 USER_HOOKS = {
-    "bash": "PROMPT_COMMAND='echo \"USER-HOOK=$?\"'; PS1='[$?]$ '",
+    "bash": "PROMPT_COMMAND='echo \"USER-HOOK=$?\"'; PS1='[$?]$ '; "
+            "trap 'u=$?; [[ $BASH_COMMAND == echo\\ status* ]] && echo USER-DEBUG=$u' DEBUG",
     "zsh": "precmd() { echo \"USER-HOOK=$?\" }; PS1='[%?]$ '",
     "fish": "function __user_hook --on-event fish_postexec; echo USER-HOOK=$status; end; "
             "function fish_prompt; echo -n \"[$status]\\$ \"; end",
@@ -137,6 +138,8 @@ def test_the_users_own_hooks_still_run_and_the_status_is_kept(
         child.expect_exact("USER-HOOK=3")
         child.expect_exact("[3]$ ")
         child.sendline("echo status=$status" if name == "fish" else "echo status=$?")
+        if name == "bash":  # the user's own DEBUG trap still runs, and sees $?
+            child.expect_exact("USER-DEBUG=3")
         child.expect_exact("status=3")
         assert [r[2] for r in _records(isolated) if r[-1] == failing] == ["3"]
     finally:
