@@ -12,9 +12,9 @@ empty line otherwise, a failure or an empty answer leave the line as it was.
 History (``[shell_init] history``, on by default): each finished command's
 start, end, exit status, directory and line are appended by the shell itself to
 ``<data dir>/shellhist/$SWEBASH_TERM_ID`` (one id per shell started, exported
-so ``ai`` finds its terminal's file). No process is started per prompt but
-bash's one ``history 1`` and fish's one ``date``; ``shellhist.store`` parses,
-redacts and trims when ``ai`` reads. The hooks keep ``$?`` and run around the
+so ``ai`` finds its terminal's file). No process is started per prompt (builtins
+and one appended line; fish without /proc: one ``date``); ``shellhist.store``
+parses, redacts and trims when ``ai`` reads. The hooks keep ``$?`` and run around the
 user's own ``PROMPT_COMMAND`` / ``precmd`` / fish events, never instead of them.
 
 Keys are written portably: ``alt-X`` or ``ctrl-X`` (one character), and
@@ -34,14 +34,16 @@ _KEY = re.compile(r"^(alt|ctrl)-(.)$", re.IGNORECASE)
 
 # bash: a PROMPT_COMMAND pair around the user's own (first: collect with the
 # command's $?; last: arm the DEBUG trap and give $? back) records the line when
-# bash's history has a new one (the one `history 1`: a line bash does not keep,
-# HISTCONTROL=ignorespace, an empty Enter, is not recorded either); the DEBUG
-# trap notes when the first command after a prompt starts (none for a lone
-# subshell: no start then).
+# bash's history has a new one ($HISTCMD moved; the line from `history 1`, sent
+# to a scratch file and read back: a command substitution would fork each
+# prompt). A line bash does not keep (HISTCONTROL=ignorespace) or an empty Enter
+# is not recorded either. The DEBUG trap notes when the first command after a
+# prompt starts (none for a lone subshell: no start then).
 _BASH_HISTORY = r'''# swebash: records this terminal's finished commands for `ai fix`
 export SWEBASH_TERM_ID="b$$-${{EPOCHREALTIME/[.,]/}}"
 __swebash_hist_file={file_dir}/"$SWEBASH_TERM_ID"
-(umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
+__swebash_hist_scratch={file_dir}/".$SWEBASH_TERM_ID.last"  # `history 1` lands here, no fork
+(umask 077; : >>"$__swebash_hist_file"; : >>"$__swebash_hist_scratch") 2>/dev/null
 __swebash_hist_status=0 __swebash_hist_start= __swebash_hist_armed= __swebash_hist_seen=
 __swebash_hist_debug() {{
     __swebash_hist_rc=$?
@@ -53,16 +55,19 @@ __swebash_hist_give_back() {{ return $__swebash_hist_rc; }}  # $? for a DEBUG tr
 __swebash_hist_collect() {{
     local s=$? end=${{EPOCHREALTIME:-0}} h line dir
     __swebash_hist_status=$s __swebash_hist_armed=
-    h=$(HISTTIMEFORMAT= builtin history 1)
-    if [[ $h =~ ^\ *([0-9]+)\*?\ +(.*)$ ]]; then
-        if [[ -n $__swebash_hist_seen && ${{BASH_REMATCH[1]}} != "$__swebash_hist_seen" ]]; then
-            line=${{BASH_REMATCH[2]}} dir=$PWD
-            line=${{line//\\/\\\\}} line=${{line//$'\n'/\\n}} line=${{line//$'\t'/\\t}}
-            dir=${{dir//\\/\\\\}} dir=${{dir//$'\n'/\\n}} dir=${{dir//$'\t'/\\t}}
-            builtin printf '%s\t%s\t%s\t%s\t%s\n' "${{__swebash_hist_start/,/.}}" "${{end/,/.}}" \
-                "$s" "$dir" "$line" >>"$__swebash_hist_file" 2>/dev/null
+    if [[ -z $HISTCMD || $HISTCMD != "$__swebash_hist_seen" ]]; then  # a new history line
+        if [[ -n $__swebash_hist_seen ]]; then
+            builtin history 1 >|"$__swebash_hist_scratch" 2>/dev/null
+            IFS= read -r -d '' h <"$__swebash_hist_scratch" 2>/dev/null
+            if [[ ${{h%$'\n'}} =~ ^\ *[0-9]+\*?\ +(.*)$ ]]; then
+                line=${{BASH_REMATCH[1]}} dir=$PWD
+                line=${{line//\\/\\\\}} line=${{line//$'\n'/\\n}} line=${{line//$'\t'/\\t}}
+                dir=${{dir//\\/\\\\}} dir=${{dir//$'\n'/\\n}} dir=${{dir//$'\t'/\\t}}
+                builtin printf '%s\t%s\t%s\t%s\t%s\n' "${{__swebash_hist_start/,/.}}" \
+                    "${{end/,/.}}" "$s" "$dir" "$line" >>"$__swebash_hist_file" 2>/dev/null
+            fi
         fi
-        __swebash_hist_seen=${{BASH_REMATCH[1]}}
+        __swebash_hist_seen=${{HISTCMD:-x}}
     fi
     __swebash_hist_start=
     return $s
@@ -120,7 +125,8 @@ _ZSH_HISTORY = r'''# swebash: records this terminal's finished commands for `ai 
 zmodload zsh/datetime 2>/dev/null
 export SWEBASH_TERM_ID="z$$-${{EPOCHREALTIME/./}}"
 typeset -g __swebash_hist_file={file_dir}/"$SWEBASH_TERM_ID"
-(umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
+__swebash_hist_scratch={file_dir}/".$SWEBASH_TERM_ID.last"  # `history 1` lands here, no fork
+(umask 077; : >>"$__swebash_hist_file"; : >>"$__swebash_hist_scratch") 2>/dev/null
 (umask 077; : >>"$__swebash_hist_file") 2>/dev/null  # private from the start
 typeset -g __swebash_hist_status=0 __swebash_hist_start= __swebash_hist_line=
 __swebash_hist_preexec() {{
@@ -170,13 +176,17 @@ bindkey -M emacs '{seq}' __swebash_wish
 bindkey -M viins '{seq}' __swebash_wish
 '''
 
-# fish: fish_postexec has the line and $status; the one `date` gives the end
-# time (fish has no clock variable), CMD_DURATION the start.
+# fish: fish_postexec has the line and $status. fish has no clock variable, and
+# `date` each prompt costs a fork: /proc/uptime (read by a builtin) plus the boot
+# time measured once gives the end, CMD_DURATION the start (`date` without /proc).
 _FISH_HISTORY = r'''# swebash: records this terminal's finished commands for `ai fix`
 set -gx SWEBASH_TERM_ID f$fish_pid-(command date +%s%N)
 set -g __swebash_hist_file {file_dir}/$SWEBASH_TERM_ID
 command sh -c 'umask 077; : >>"$1"' sh $__swebash_hist_file 2>/dev/null  # private from the start
 set -g __swebash_hist_status 0
+if read -l up _ </proc/uptime 2>/dev/null
+    set -g __swebash_hist_boot (math -s6 (command date +%s.%N) - $up)
+end
 function __swebash_hist_escape
     string replace -a -- '\\' '\\\\' $argv[1] | string replace -a -- \t '\t' | string join '\n'
 end
@@ -184,7 +194,12 @@ function __swebash_hist_postexec --on-event fish_postexec
     set -l s $status
     set -g __swebash_hist_status $s
     string length -q -- (string trim -- "$argv[1]"); or return $s
-    set -l end (command date +%s.%N)
+    set -l end
+    if set -q __swebash_hist_boot; and read -l up _ </proc/uptime 2>/dev/null
+        set end (math -s3 $__swebash_hist_boot + $up)
+    else
+        set end (command date +%s.%N)
+    end
     set -l start (math -s6 "$end - $CMD_DURATION / 1000")
     printf '%s\t%s\t%s\t%s\t%s\n' $start $end $s (__swebash_hist_escape "$PWD") \
         (__swebash_hist_escape "$argv[1]") >>$__swebash_hist_file 2>/dev/null

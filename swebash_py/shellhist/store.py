@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 KEEP = 1_000  # records kept per terminal
+STALE_DAYS = 30  # a terminal's file untouched this long is gone (its shell is long closed)
 MAX_READ = 4 << 20  # a file grown past this (a runaway loop) is read from its tail
 ENV_ID = "SWEBASH_TERM_ID"  # exported by the snippet, one per shell started
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
@@ -164,3 +165,24 @@ def failed(entries: list[Entry], nth: int = 1) -> Entry | None:
     """The ``nth`` last failed command (1: the last), or None."""
     failures = [entry for entry in entries if entry.failed]
     return failures[-nth] if 0 < nth <= len(failures) else None
+
+
+def prune(directory: Path, now: float | None = None) -> int:
+    """Remove the files of terminals unused for ``STALE_DAYS`` (one per shell
+    ever started would pile up); ``ai shell-init`` calls it once per shell.
+    Returns how many went."""
+    import time
+
+    cutoff = (now if now is not None else time.time()) - STALE_DAYS * 86_400
+    gone = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False) and entry.stat(
+                    follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+                gone += 1
+    return gone

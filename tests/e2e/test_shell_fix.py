@@ -36,7 +36,7 @@ def _need(name: str) -> None:
 
 def _records(isolated: Path) -> list[list[str]]:
     """Every recorded line of every terminal: [start, end, status, dir, line]."""
-    found = sorted((isolated / "data" / "shellhist").glob("*"))
+    found = sorted((isolated / "data" / "shellhist").glob("[!.]*"))  # not bash's scratch
     return [line.split("\t") for path in found for line in path.read_text().splitlines()]
 
 
@@ -159,7 +159,7 @@ def test_two_terminals_do_not_see_each_others_history(
         sent = _user_message(fake_provider)
         assert "<shell_history>" in sent and "echo from-terminal-one" in sent
         assert "from-terminal-two" not in sent
-        assert len(list((isolated / "data" / "shellhist").glob("*"))) == 2
+        assert len(list((isolated / "data" / "shellhist").glob("[!.]*"))) == 2
     finally:
         one.terminate(force=True)
         two.terminate(force=True)

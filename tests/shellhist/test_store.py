@@ -111,3 +111,15 @@ def test_the_fix_question_names_command_status_directory_and_limits() -> None:
     assert "directory: /repo" in text and "duration: 0.2s" in text
     assert "standard input" in text and "terminal" in text and "network" in text
     assert "exactly one corrected command" in text and "```sh" in text
+
+
+def test_prune_removes_only_terminals_unused_for_a_month(tmp_path: Path) -> None:
+    import os
+    import time
+
+    old, fresh = _append(tmp_path, "1\t2\t0\t/d\tls"), tmp_path / "b9-9"
+    fresh.write_text("1\t2\t0\t/d\tls\n")
+    month_ago = time.time() - (store.STALE_DAYS + 1) * 86_400
+    os.utime(old, (month_ago, month_ago))
+    assert store.prune(tmp_path) == 1
+    assert not old.exists() and fresh.exists()  # the twin: a live terminal's file stays

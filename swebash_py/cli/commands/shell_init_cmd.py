@@ -30,7 +30,8 @@ def shell_init(
     directory = None
     if settings.history:
         from swebash_py.config.paths import ensure_data_dir
-        from swebash_py.shellhist.store import history_dir
+        from swebash_py.shellhist.store import history_dir, prune
 
         directory = ensure_data_dir(history_dir())  # the shell only appends to files in it
+        prune(directory)
     typer.echo(snippet(shell, chosen, directory), nl=False)
