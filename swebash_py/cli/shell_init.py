@@ -57,7 +57,8 @@ __swebash_hist_collect() {{
     __swebash_hist_status=$s __swebash_hist_armed=
     if [[ -z $HISTCMD || $HISTCMD != "$__swebash_hist_seen" ]]; then  # a new history line
         if [[ -n $__swebash_hist_seen ]]; then
-            builtin history 1 >|"$__swebash_hist_scratch" 2>/dev/null
+            # over the old text, NUL-ended, never truncated (ext4 flushes a truncated file)
+            {{ builtin history 1; builtin printf '\0'; }} 1<>"$__swebash_hist_scratch" 2>/dev/null
             IFS= read -r -d '' h <"$__swebash_hist_scratch" 2>/dev/null
             if [[ ${{h%$'\n'}} =~ ^\ *[0-9]+\*?\ +(.*)$ ]]; then
                 line=${{BASH_REMATCH[1]}} dir=$PWD
