@@ -162,8 +162,10 @@ def _write(path: Path, entries: list[Entry]) -> None:
 
 
 def failed(entries: list[Entry], nth: int = 1) -> Entry | None:
-    """The ``nth`` last failed command (1: the last), or None."""
-    failures = [entry for entry in entries if entry.failed]
+    """The ``nth`` last failed command (1: the last), or None. ``ai fix`` itself
+    is not one: it fails when the fix it ran failed, and that is not the
+    command to fix next."""
+    failures = [entry for entry in entries if entry.failed and not _is_fix(entry.line)]
     return failures[-nth] if 0 < nth <= len(failures) else None
 
 
@@ -186,3 +188,9 @@ def prune(directory: Path, now: float | None = None) -> int:
                 os.unlink(entry.path)
                 gone += 1
     return gone
+
+
+def _is_fix(line: str) -> bool:
+    words = line.split()
+    return len(words) >= 2 and os.path.basename(words[0]) in ("ai", "swebash") \
+        and words[1] == "fix"

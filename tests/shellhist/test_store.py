@@ -86,6 +86,7 @@ def test_failed_counts_back_from_the_last_failure() -> None:
     assert failed(entries) == entries[2]
     assert failed(entries, 2) == entries[0]
     assert failed(entries, 3) is None and failed([], 1) is None
+    assert failed([*entries, Entry("ai fix", 1, "/")]) == entries[2]  # not ai fix itself
 
 
 def test_the_history_block_holds_the_last_ten_marked_as_the_users() -> None:
