@@ -256,3 +256,15 @@ def test_slash_fix_in_the_repl_offers_the_correction(
     child.sendline("r")
     _wait_for(lambda: (workspace / "fixed-marker").exists(), "the fix run as !command")
     exit_repl(child)
+
+
+def test_a_provider_error_in_ai_fix_is_one_line(
+        fake_provider: FakeProvider, isolated: Path) -> None:
+    from tests.e2e.conftest import model_args, run_ai
+    from tests.fakeprovider import ErrorReply
+
+    env = _history(isolated, "1\t2\t1\t/repo\tgit psuh")
+    fake_provider.queue(ErrorReply(401))
+    result = run_ai("fix", *model_args(fake_provider), env=env)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("ai: ") and "Traceback" not in result.stderr

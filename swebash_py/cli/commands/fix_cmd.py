@@ -73,6 +73,16 @@ def run_fix(args: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"\n{stopsignals.describe()}\n")
         return stopsignals.exit_code(130)
+    except BrokenPipeError:
+        from swebash_py.cli.pipes import quiet_broken_pipe
+
+        return quiet_broken_pipe()
+    except SwebashError as exc:  # as cli.main's boundary: the message may quote a provider
+        from swebash_py.engine.secrets import redact_userinfo
+        from swebash_py.render.sanitize import neutralize
+
+        sys.stderr.write(f"ai: {neutralize(redact_userinfo(str(exc)))}\n")
+        return exc.exit_code
 
 
 def _nth(words: str) -> int:
