@@ -33,6 +33,7 @@ class ToolsSettings(Table):
     command_timeout: Positive = 120.0
     max_output_chars: Annotated[int, msgspec.Meta(ge=1_000)] = 30_000
     workspace: Path | None = None  # checked to exist when loaded (load_settings)
+    text_tool_calls: bool = True  # calls a model writes as text are run (agent.textcalls)
 
 
 def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
@@ -106,6 +107,7 @@ class StoreSettings(Table):
 
 class ShellInitSettings(Table):
     key: str = "alt-\\"  # the key `ai shell-init` binds: alt-X or ctrl-X
+    history: bool = True  # the snippet records each finished command (for `ai fix`)
 
 
 class Settings(Table, dict=True):  # dict: room for the run's project status, not a key
