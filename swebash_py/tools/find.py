@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import os
+import re
 import stat
 import threading
 from dataclasses import dataclass, field
@@ -40,7 +41,8 @@ MAX_LIMIT = 1000
 class _Ignores:
     """The .gitignore specs that apply below a directory: (base, spec), shallowest first."""
 
-    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
+    specs: list[tuple[str, pathspec.GitIgnoreSpec, list[re.Pattern[str]]]] = field(
+        default_factory=list)
 
     def load(self, directory: str) -> _Ignores:
         try:
@@ -50,12 +52,14 @@ class _Ignores:
         except OSError:
             return self
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        return _Ignores([*self.specs, (directory, spec)])
+        return _Ignores([*self.specs, (directory, spec, _regexes(spec))])
 
     def ignored(self, full: str, is_dir: bool) -> bool:
         verdict: bool | None = None
-        for base, spec in self.specs:
+        for base, spec, regexes in self.specs:
             rel = _below(full, base) + ("/" if is_dir else "")
+            if not any(regex.search(rel) for regex in regexes):
+                continue  # no pattern matches: the spec has no say (most entries)
             include = spec.check_file(rel).include
             if include is not None:
                 verdict = include
@@ -75,6 +79,14 @@ class _Find:
 
     def __post_init__(self) -> None:
         self._root = str(self.root)
+        # without a negation, "some pattern matches" is the spec's whole answer
+        plain = all(p.include is not False for p in self.pattern.patterns)
+        self._any = _regexes(self.pattern) if plain else None
+
+    def _matches(self, rel: str) -> bool:
+        if self._any is not None:
+            return any(regex.search(rel) for regex in self._any)
+        return self.pattern.match_file(rel)
 
     def run(self, ignores: _Ignores) -> None:
         stack = [(str(self.root), ignores)]
@@ -100,7 +112,7 @@ class _Find:
 
     def _consider(self, entry: os.DirEntry[str]) -> None:
         rel = _below(entry.path, self._root)
-        if not self.pattern.match_file(rel):
+        if not self._matches(rel):
             return
         try:
             st = entry.stat(follow_symlinks=False)
@@ -143,6 +155,18 @@ class _Earlier:
 
 
 _Key = _Newer | _Earlier
+
+
+def _regexes(spec: pathspec.PathSpec[Any]) -> list[re.Pattern[str]]:
+    """The compiled patterns of ``spec`` that take part in matching, tried as
+    ``pathspec`` tries them (``regex.search`` on the relative POSIX path, which
+    is what the walk builds): calling them directly skips its per-path layers."""
+    found = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is not None and regex is not None:
+            found.append(regex)
+    return found
 
 
 def _below(full: str, base: str) -> str:

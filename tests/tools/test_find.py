@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pathspec
 import pytest
 
+from swebash_py.tools import find
 from swebash_py.tools.base import ToolContext, ToolFailed
 from swebash_py.tools.find import FindFiles
 from tests.tools.conftest import call
@@ -137,3 +139,30 @@ async def test_the_twin_ordinary_files_at_every_depth_are_found(
     expected = sorted([*names, f"{DEEP}/data/sessions.db", "cfg/config.toml",
                        ".config/ghost/hosts.yml", "cfg/link", "hardlink"])
     assert listed(result.output) == expected
+
+
+PATHS = ["a.py", "src/b.py", "src/deep/c.py", "build/x.o", "build", "docs/r.md", "x.log",
+         "keep.log", "src/build/y.py", "node/a.min.js", ".hidden/z.py", "dir", "a/dir/f"]
+
+
+@pytest.mark.parametrize("lines", [
+    ["**/*.py"], ["*.py"], ["src/*.py"], ["src/**"], ["*.py", "!src/**"], ["build/"],
+    ["*.log", "!keep.log"], ["/build", "**/deep/**"], ["dir/"], ["# only a comment"]])
+def test_the_direct_regexes_answer_as_pathspec_does(lines: list[str]) -> None:
+    """The walk asks the patterns' regexes directly (no per-path layers):
+    the same answer as pathspec, with negations and directories."""
+    import threading
+
+    from swebash_py.tools.find import _Find, _Ignores
+    from swebash_py.tools.workspace import SecretsFilter
+
+    spec = pathspec.PathSpec.from_lines("gitignore", lines)
+    job = _Find(Path("/r"), spec, 10, True, threading.Event(), SecretsFilter(Path("/r")))
+    ignores = _Ignores([("/r", pathspec.GitIgnoreSpec.from_lines(lines),
+                         find._regexes(pathspec.GitIgnoreSpec.from_lines(lines)))])
+    for rel in PATHS:
+        assert job._matches(rel) == spec.match_file(rel), rel
+        for is_dir in (False, True):
+            want = pathspec.GitIgnoreSpec.from_lines(lines).check_file(
+                rel + ("/" if is_dir else "")).include
+            assert ignores.ignored("/r/" + rel, is_dir) == bool(want), rel
