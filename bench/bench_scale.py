@@ -153,7 +153,7 @@ def bench_index(work: Path, sizes: list[int], sources: dict[str, str],
         build_tree(tree, size)
         line = f"  {size:>9,} files:"
         for name, source in sources.items():
-            shutil.rmtree(work / "home" / "data" / "pathindex", ignore_errors=True)
+            shutil.rmtree(work / "home" / "pathindex", ignore_errors=True)  # SWEBASH_HOME
             cold = index_time(tree, source, env)
             warm = statistics.median(index_time(tree, source, env) for _ in range(3))
             line += f"  {name}: cold {cold * 1000:7.0f} ms, next run {warm * 1000:6.0f} ms"

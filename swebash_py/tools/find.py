@@ -58,7 +58,7 @@ class _Ignores:
         verdict: bool | None = None
         for base, spec, regexes in self.specs:
             rel = _below(full, base) + ("/" if is_dir else "")
-            if not any(regex.search(rel) for regex in regexes):
+            if not _search(regexes, rel):
                 continue  # no pattern matches: the spec has no say (most entries)
             include = spec.check_file(rel).include
             if include is not None:
@@ -85,7 +85,7 @@ class _Find:
 
     def _matches(self, rel: str) -> bool:
         if self._any is not None:
-            return any(regex.search(rel) for regex in self._any)
+            return _search(self._any, rel)
         return self.pattern.match_file(rel)
 
     def run(self, ignores: _Ignores) -> None:
@@ -167,6 +167,13 @@ def _regexes(spec: pathspec.PathSpec[Any]) -> list[re.Pattern[str]]:
         if pattern.include is not None and regex is not None:
             found.append(regex)
     return found
+
+
+def _search(regexes: list[re.Pattern[str]], rel: str) -> bool:
+    for regex in regexes:  # noqa: SIM110 (a loop, not any(generator): once per entry)
+        if regex.search(rel):
+            return True
+    return False
 
 
 def _below(full: str, base: str) -> str:
