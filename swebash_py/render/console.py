@@ -128,13 +128,21 @@ class Renderer:
             elif isinstance(event, TurnStart):
                 self._printed = False
                 self._usage = UsageTally()
-                self._wait(self._wait_from)
+                if self._waiting_from is None:  # else: waiting since ``waiting()``
+                    self._wait(self._wait_from)
                 self._wait_from = None
             elif isinstance(event, TurnComplete):
                 self.close()
                 self._print(stop_reason_line(event.stop_reason))
                 if self.show_usage:
                     self._print(usage_line(self._usage))
+
+    def waiting(self) -> None:
+        """The question is sent: show the working indicator now (the turn's first
+        event may come later, after the front-end's own preparations)."""
+        with self._lock:
+            if self._waiting_from is None:
+                self._wait(self._wait_from)
 
     def close(self) -> None:
         """Flush open text, note unfinished tools, and erase the live region."""
