@@ -1,0 +1,57 @@
+"""``ai sessions show``: a stored transcript, drawn a turn at a time.
+
+The turns are read a page at a time and each is written (and flushed) as soon
+as it is drawn, so the first screen of a 5,000-turn session costs what the first
+turns cost, and memory holds one page, never the whole transcript. On a
+terminal each turn is drawn by rich's Markdown (``render.md``, the one Markdown
+path) at the terminal's width; piped, it is the Markdown itself, the same bytes
+as ``ai sessions export``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from swebash_py.store import export
+from swebash_py.store.records import SessionInfo
+
+FIRST_PAGE = 10  # turns: small, so the first screen does not wait for a long page
+PAGE = 100
+
+Draw = Callable[[str], None]
+
+
+def drawer(out: TextIO, rendered: bool) -> Draw:
+    """A function that writes one piece of Markdown to ``out`` and flushes it."""
+    if not rendered:
+        def write(markdown: str) -> None:
+            out.write(markdown)
+            out.flush()
+
+        return write
+    from rich.console import Console
+
+    from swebash_py.render.md import FastMarkdown
+
+    # ``out`` is the pager's pipe: drawn for the terminal the pager shows it on
+    console = Console(file=out, force_terminal=True,
+                      width=shutil.get_terminal_size().columns)
+
+    def draw(markdown: str) -> None:
+        console.print(FastMarkdown(markdown))
+        console.print()
+        out.flush()
+
+    return draw
+
+
+def show(store: Any, info: SessionInfo, draw: Draw) -> None:
+    """Draw the session's header, then its turns in order, a page at a time."""
+    draw(export.markdown_header(info))
+    after, limit = 0, FIRST_PAGE
+    while page := store.turns_page(info.id, after, limit):
+        for turn in page:
+            draw(export.turn_markdown(turn))
+        after, limit = page[-1].seq, PAGE
