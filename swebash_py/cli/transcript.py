@@ -38,6 +38,7 @@ def drawer(out: TextIO, rendered: bool) -> Draw:
     # ``out`` is the pager's pipe: drawn for the terminal the pager shows it on
     console = Console(file=out, force_terminal=True,
                       width=shutil.get_terminal_size().columns)
+    console.on_broken_pipe = _reader_gone  # type: ignore[method-assign]
 
     def draw(markdown: str) -> None:
         console.print(FastMarkdown(markdown))
@@ -45,6 +46,12 @@ def drawer(out: TextIO, rendered: bool) -> Draw:
         out.flush()
 
     return draw
+
+
+def _reader_gone() -> None:
+    """The user quit the pager: rich would exit 1 and point stdout at /dev/null; we
+    stop drawing (``cli.pager`` ends quietly) and the terminal stays ours."""
+    raise BrokenPipeError
 
 
 def show(store: Any, info: SessionInfo, draw: Draw) -> None:
