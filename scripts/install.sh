@@ -110,6 +110,8 @@ if [ "$installer" = uv ] && ! find_uv; then
     say "      uv could not be had: installing with pip"
     installer=pip
 fi
+# the platform's CA store, as pip's truststore uses it (a proxy's own CA works)
+uv_args=(--python "$venv/bin/python" --system-certs)
 lock_args=()
 for lock in "${locks[@]}"; do lock_args+=(-r "$lock"); done
 if [ -f "$stamp_deps" ] && [ "$(cat "$stamp_deps")" = "$deps" ]; then
@@ -117,9 +119,12 @@ if [ -f "$stamp_deps" ] && [ "$(cat "$stamp_deps")" = "$deps" ]; then
 else
     say "[3/4] dependencies from ${locks[*]} (with $installer)"
     rm -f "$stamp_deps"
-    if [ "$installer" = uv ]; then
-        "$uv" pip install --python "$venv/bin/python" --require-hashes "${lock_args[@]}"
-    else
+    if [ "$installer" = uv ] &&
+        ! "$uv" pip install "${uv_args[@]}" --require-hashes "${lock_args[@]}"; then
+        say "      uv failed: installing with pip"
+        installer=pip
+    fi
+    if [ "$installer" = pip ]; then
         "$venv/bin/python" -m pip install --disable-pip-version-check --require-hashes \
             --progress-bar on "${lock_args[@]}"
     fi
@@ -133,9 +138,13 @@ if [ -f "$stamp_self" ] && [ "$(cat "$stamp_self")" = "$self" ] && [ -x "$venv/b
 else
     say "[4/4] swebash-py from $(pwd)"
     rm -f "$stamp_self"
-    if [ "$installer" = uv ]; then
-        "$uv" pip install --quiet --python "$venv/bin/python" --no-deps --reinstall-package swebash-py .
-    else
+    if [ "$installer" = uv ] &&
+        ! "$uv" pip install "${uv_args[@]}" --quiet --no-deps --reinstall-package swebash-py .
+    then
+        say "      uv failed: installing with pip"
+        installer=pip
+    fi
+    if [ "$installer" = pip ]; then
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
             --force-reinstall .
     fi
