@@ -110,8 +110,9 @@ if [ "$installer" = uv ] && ! find_uv; then
     say "      uv could not be had: installing with pip"
     installer=pip
 fi
-# the platform's CA store, as pip's truststore uses it (a proxy's own CA works)
-uv_args=(--python "$venv/bin/python" --system-certs)
+# the platform's CA store, as pip's truststore uses it (a proxy's own CA works);
+# bytecode compiled now, as pip does, not by the first `ai` run (litellm alone: seconds)
+uv_args=(--python "$venv/bin/python" --system-certs --compile-bytecode)
 lock_args=()
 for lock in "${locks[@]}"; do lock_args+=(-r "$lock"); done
 if [ -f "$stamp_deps" ] && [ "$(cat "$stamp_deps")" = "$deps" ]; then
