@@ -106,10 +106,15 @@ find_uv() {  # uv from the cache, bootstrapped there with pip (hash-checked) onc
     [ -x "$dir/bin/uv" ] && "$dir/bin/uv" --version >/dev/null 2>&1 || return 1
     uv="$dir/bin/uv"
 }
-if [ "$installer" = uv ] && ! find_uv; then
-    say "      uv could not be had: installing with pip"
-    installer=pip
-fi
+picked=""
+pick_installer() {  # only when something is to be installed: a current venv needs no uv
+    [ -z "$picked" ] || return 0
+    picked=1
+    if [ "$installer" = uv ] && ! find_uv; then
+        say "      uv could not be had: installing with pip"
+        installer=pip
+    fi
+}
 # the platform's CA store, as pip's truststore uses it (a proxy's own CA works);
 # bytecode compiled now, as pip does, not by the first `ai` run (litellm alone: seconds)
 uv_args=(--python "$venv/bin/python" --system-certs --compile-bytecode)
@@ -118,6 +123,7 @@ for lock in "${locks[@]}"; do lock_args+=(-r "$lock"); done
 if [ -f "$stamp_deps" ] && [ "$(cat "$stamp_deps")" = "$deps" ]; then
     say "[3/4] dependencies: current (${locks[*]})"
 else
+    pick_installer
     say "[3/4] dependencies from ${locks[*]} (with $installer)"
     rm -f "$stamp_deps"
     if [ "$installer" = uv ] &&
@@ -137,6 +143,7 @@ self=$(digest pyproject.toml swebash_py)
 if [ -f "$stamp_self" ] && [ "$(cat "$stamp_self")" = "$self" ] && [ -x "$venv/bin/ai" ]; then
     say "[4/4] swebash-py: current"
 else
+    pick_installer
     say "[4/4] swebash-py from $(pwd)"
     rm -f "$stamp_self"
     if [ "$installer" = uv ] &&
