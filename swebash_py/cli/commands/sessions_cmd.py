@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Annotated, Any
@@ -40,6 +41,7 @@ def turns_text(n: int) -> str:
 
 
 LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE")
+DIR_WIDTH = 24
 
 
 @app.command("list")
@@ -70,14 +72,9 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
                    f"{info.model or '':<28}  {title}")
 
 
-DIR_WIDTH = 24
-
-
 def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
     """``~/src/app``; a long path keeps its end (the part that tells folders apart):
     ``…/work/app``. No spaces inside, so ``awk`` still sees one field."""
-    import os
-
     if not cwd:
         return "-"
     home = os.path.expanduser("~")
