@@ -63,12 +63,12 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
     short = shortest_unique(store.session_ids())
     width = max(len(short[i.id]) for i in sessions)
     if sys.stdout.isatty():  # piped (`| awk '{print $1}'`), every line is a session
-        typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'DIRECTORY':<{DIR_WIDTH}}"
+        typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>10}  {'DIRECTORY':<{DIR_WIDTH}}"
                    f"  {'MODEL':<28}  TITLE")
     for info in sessions:
         title = (info.title or "(untitled)")[:50]
         typer.echo(f"{short[info.id]:<{width}}  {age(info.updated):>9}  "
-                   f"{turns_text(info.turns):>9}  {directory_text(info.cwd):<{DIR_WIDTH}}  "
+                   f"{turns_text(info.turns):>10}  {directory_text(info.cwd):<{DIR_WIDTH}}  "
                    f"{info.model or '':<28}  {title}")
 
 
