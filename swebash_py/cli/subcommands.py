@@ -46,13 +46,16 @@ def _register(word: str) -> None:
     elif word in COMMANDS:
         module_name, function = COMMANDS[word]
         module = import_module(f"swebash_py.cli.commands.{module_name}")
-        app.command(word)(getattr(module, function))
+        app.command(word, context_settings=CONTEXTS.get(word))(getattr(module, function))
 
 
 GROUPS = {"config": "config_cmd", "mcp": "mcp_cmd", "sessions": "sessions_cmd"}
 COMMANDS = {"tools": ("tools_cmd", "tools"), "undo": ("undo_cmd", "undo"),
             "doctor": ("doctor_cmd", "doctor"), "sync": ("sync_cmd", "sync"),
-            "audit": ("audit_cmd", "audit"), "shell-init": ("shell_init_cmd", "shell_init")}
+            "audit": ("audit_cmd", "audit"), "shell-init": ("shell_init_cmd", "shell_init"),
+            "fix": ("fix_cmd", "fix")}
+CONTEXTS = {"fix": {"allow_extra_args": True,  # [N] and question flags
+                    "ignore_unknown_options": True}}
 
 
 def run(args: list[str]) -> None:
