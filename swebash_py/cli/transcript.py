@@ -57,8 +57,11 @@ def _reader_gone() -> None:
 def show(store: Any, info: SessionInfo, draw: Draw) -> None:
     """Draw the session's header, then its turns in order, a page at a time."""
     draw(export.markdown_header(info))
-    after, limit = 0, FIRST_PAGE
-    while page := store.turns_page(info.id, after, limit):
-        for turn in page:
-            draw(export.turn_markdown(turn))
-        after, limit = page[-1].seq, PAGE
+    first = store.turns_page(info.id, 0, FIRST_PAGE)
+    for turn in first:  # the first screen: each turn shown as soon as it is drawn
+        draw(export.turn_markdown(turn))
+    after = first[-1].seq if first else None
+    while after is not None and (page := store.turns_page(info.id, after, PAGE)):
+        # the rest a page at a time (one Markdown per page: a turn each costs twice)
+        draw("".join(export.turn_markdown(turn) for turn in page))
+        after = page[-1].seq
