@@ -1,8 +1,8 @@
 """``ai sessions show``: a stored transcript, drawn a turn at a time.
 
-The turns are read a page at a time and each is written (and flushed) as soon
-as it is drawn, so the first screen of a 5,000-turn session costs what the first
-turns cost, and memory holds one page, never the whole transcript. On a
+The turns are read a page at a time: the first few are drawn and flushed one by
+one (the first screen of a 5,000-turn session costs what its first turns cost),
+the rest a page per Markdown; memory holds one page, never the whole transcript. On a
 terminal each turn is drawn by rich's Markdown (``render.md``, the one Markdown
 path) at the terminal's width; piped, it is the Markdown itself, the same bytes
 as ``ai sessions export``.
