@@ -33,6 +33,7 @@ class ToolsSettings(Table):
     command_timeout: Positive = 120.0
     max_output_chars: Annotated[int, msgspec.Meta(ge=1_000)] = 30_000
     workspace: Path | None = None  # checked to exist when loaded (load_settings)
+    text_tool_calls: bool = True  # calls a model writes as text are run (agent.textcalls)
 
 
 def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
