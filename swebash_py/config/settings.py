@@ -110,6 +110,10 @@ class ShellInitSettings(Table):
     history: bool = True  # the snippet records each finished command (for `ai fix`)
 
 
+class UiSettings(Table):
+    usage: bool = True  # one dim line of tokens (and cost) after each answer on a terminal
+
+
 class Settings(Table, dict=True):  # dict: room for the run's project status, not a key
     model: str | None = None
     api_base: str | None = None
@@ -135,6 +139,7 @@ class Settings(Table, dict=True):  # dict: room for the run's project status, no
     store: StoreSettings = msgspec.field(default_factory=StoreSettings)
     mcp_servers: dict[str, McpServerSettings] = msgspec.field(default_factory=dict)
     shell_init: ShellInitSettings = msgspec.field(default_factory=ShellInitSettings)
+    ui: UiSettings = msgspec.field(default_factory=UiSettings)
 
     def __post_init__(self) -> None:
         check_field("mcp_servers", check_server_names, self.mcp_servers)
