@@ -8,14 +8,15 @@ Parts (``--only`` picks some):
   and the same walk done twice in one process, against ``bwrap --ro-bind / / true``;
 - ``sessions``: ``ai sessions list`` with ``--sessions`` sessions in the store;
 - ``resume``: ``Store.load_messages`` of a session of ``--turns`` turns, all but
-  the last behind a compaction checkpoint, against one of 10 turns.
+  the last behind a compaction checkpoint, against one of 10 turns;
+- ``exit``: Enter on ``/exit`` to the process's end, a REPL on a litellm model.
 
 ``--base DIR`` (a ``git archive main`` tree) runs the same parts against it in the
 same run (before/after). Trees and stores are built once in ``--work`` (default: a
 temp dir) and kept there when given, so a 1M-file tree is built once.
 
 Run: .venv/bin/python bench/bench_scale.py [--files 10000,100000] [--sessions 50000]
-       [--turns 5000] [--base DIR] [--work DIR] [--only find,index,sessions,resume]
+       [--turns 5000] [--base DIR] [--work DIR] [--only find,index,sessions,resume,exit]
 """
 
 from __future__ import annotations
@@ -242,6 +243,36 @@ def bench_resume(work: Path, turns: int, sources: dict[str, str],
         print(line, flush=True)
 
 
+def exit_time(env: dict[str, str], wait: float) -> float:
+    """Seconds from Enter on a typed ``/exit`` to the end of the process, ``wait``
+    seconds after the prompt of a REPL on a litellm model (no turn)."""
+    import pexpect
+
+    child = pexpect.spawn(AI, ["-m", "gemini/gemini-2.0-flash"], env=env, encoding="utf-8",
+                          timeout=60, dimensions=(40, 100))
+    child.expect("/help for commands")
+    child.expect("swebash>")
+    time.sleep(wait)
+    child.send("/exit")
+    time.sleep(0.3)  # the keys are handled; then time the Enter
+    start = time.perf_counter()
+    child.send("\r")
+    child.expect(pexpect.EOF)
+    return time.perf_counter() - start
+
+
+def bench_exit(work: Path, sources: dict[str, str], env: dict[str, str]) -> None:
+    print("leaving the REPL (litellm model; /exit typed, Enter timed), median of 3")
+    for wait in (0.5, 3.0):
+        line = f"  {wait:3.1f} s after the prompt:"
+        for name, source in sources.items():
+            run_env = {**env, "PYTHONPATH": source, "GEMINI_API_KEY": "x",
+                       "TERM": "xterm-256color", "PROMPT_TOOLKIT_NO_CPR": "1"}
+            took = statistics.median(exit_time(run_env, wait) for _ in range(3))
+            line += f"  {name} {took * 1000:6.0f} ms"
+        print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", default="10000,100000")
@@ -249,7 +280,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=5_000)
     parser.add_argument("--base", help="another source tree (holding swebash_py/)")
     parser.add_argument("--work", help="where trees and stores are built (kept)")
-    parser.add_argument("--only", default="find,index,sessions,resume")
+    parser.add_argument("--only", default="find,index,sessions,resume,exit")
     opts = parser.parse_args()
     parts = set(opts.only.split(","))
     sources = {"this": str(Path(__file__).resolve().parents[1])}
@@ -270,6 +301,8 @@ def main() -> None:
             bench_sessions(work, opts.sessions, sources, env)
         if "resume" in parts:
             bench_resume(work, opts.turns, sources, env)
+        if "exit" in parts:
+            bench_exit(work, sources, env)
     finally:
         if not opts.work:
             shutil.rmtree(work, ignore_errors=True)
