@@ -15,6 +15,14 @@ def config_path() -> Path:
     return Path(user_config_dir("swebash", appauthor=False)) / "config.toml"
 
 
+def user_config_dir() -> Path:
+    """``<user config dir>/swebash``: the user's custom commands and AGENTS.md live
+    there (README, contract), also when ``$SWEBASH_CONFIG`` names a file elsewhere."""
+    from platformdirs import user_config_dir as platform_config_dir
+
+    return Path(platform_config_dir("swebash", appauthor=False))
+
+
 def data_dir() -> Path:
     """``$SWEBASH_HOME``, else ``<user data dir>/swebash``."""
     if explicit := os.environ.get("SWEBASH_HOME"):
