@@ -155,7 +155,7 @@ def test_at_a_secret_asks_in_every_mode_and_no_leaves_it_out(ws: Path, mode: str
         ("read_file", "touches a sensitive file")]
     assert "env-marker" not in found.question and "buy milk" in found.question
     assert found.notes == ["not attached: .env: the user said no",
-                           "attached notes.txt (1 lines)"]
+                           "attached notes.txt (1 line)"]
 
 
 def test_twin_yes_to_the_question_attaches_the_secret(ws: Path) -> None:
