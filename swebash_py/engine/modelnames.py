@@ -69,10 +69,22 @@ def _litellm_providers() -> frozenset[str]:
     return frozenset()
 
 
-def known_providers() -> frozenset[str]:
+@cache
+def _table_providers() -> frozenset[str]:
     table = model_map()
-    from_table = {e.get("litellm_provider") for n in table if (e := table.entry(n))}
-    return _litellm_providers() | _ALSO | {p for p in from_table if isinstance(p, str)}
+    found = {e.get("litellm_provider") for n in table if (e := table.entry(n))}
+    return frozenset(p for p in found if isinstance(p, str))
+
+
+def known_providers() -> frozenset[str]:
+    return _litellm_providers() | _ALSO | _table_providers()
+
+
+def _known(prefix: str) -> bool:
+    """Whether litellm knows ``prefix``: its own enum is the authority (what its
+    ``get_llm_provider`` accepts); the table's providers only stand in for it when
+    it cannot be read (then nothing is refused)."""
+    return prefix in _ALSO or prefix in (_litellm_providers() or _table_providers())
 
 
 def model_problem(model: str, api_base: str | None = None,
@@ -87,7 +99,7 @@ def model_problem(model: str, api_base: str | None = None,
         return None
     prefix, slash, _rest = model.partition("/")
     litellm = route(model, api_base, backend).backend == "litellm"
-    if slash and litellm and prefix not in known_providers():
+    if slash and litellm and not _known(prefix):
         sure = bool(_litellm_providers())
         return ("refuse" if sure else "warn",
                 f"{model}: litellm knows no provider {prefix!r} (for example openai/, "
