@@ -10,7 +10,7 @@ Where "any arguments" would admit something the user never saw, the rule is
 the exact text instead:
 
 * shells and interpreters (``sh -c``, ``python -c``): their arguments are code;
-* deleters (``rm``), elevators (``sudo``), network tools, and programs whose
+* deleters (``rm``, ``kubectl delete``, ``git clean``), elevators (``sudo``), network tools, and programs whose
   flags run other programs (``tar --to-command``, ``rsync -e``, ``sed``'s ``e``);
 * a tool with subcommands called without one (``git``, ``git -C dir ...``), and a
   runner subcommand (``npm run``, ``uv run``) whose target is not a plain name;
@@ -39,6 +39,9 @@ SUBCOMMAND_TOOLS = frozenset({
 })
 # subcommands that run a named script or program: the rule keeps that name too
 RUNNERS = frozenset({"run", "exec", "x", "dlx", "execute", "run-script", "test-script"})
+# subcommands that delete: like ``rm``, their rule is the exact text (``kubectl delete``)
+DELETING_SUBCOMMANDS = frozenset({"delete", "rm", "rmi", "remove", "destroy", "prune", "purge",
+                                  "uninstall", "clean", "drop", "kill", "wipe", "erase"})
 # programs whose arguments are code, delete, elevate, reach the network, or can
 # name a program to run: their rule is the exact text
 EXACT_PROGRAMS = frozenset({
@@ -99,6 +102,8 @@ def _kept_words(argv: list[str]) -> list[str] | None:
         return [program]
     if len(argv) < 2 or not _plain(argv[1]):
         return None  # `git`, `git -C dir status`: no subcommand to name
+    if argv[1] in DELETING_SUBCOMMANDS:
+        return None
     if argv[1] not in RUNNERS:
         return argv[:2]
     if len(argv) < 3 or not _plain(argv[2]):

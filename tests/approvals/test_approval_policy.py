@@ -177,7 +177,7 @@ def test_suggest_rule_is_the_contracts_rule(ws: Path) -> None:
     assert suggest("run_command", command="echo 'a b' | grep a") == [
         "run_command(echo:*)", "run_command(grep:*)"]
     for exact in ("rm -rf build", "python3 -c 'print(1)'", "git -C sub status",
-                  "uv run python -c 1"):
+                  "uv run python -c 1", "kubectl delete pod web", "git clean -fd"):
         assert suggest("run_command", command=exact) == [f"run_command({exact})"]
     for whole in ("rm $X", "sudo rm x", "ls > out", "echo $(date)", "bash -c ls",
                   "echo 'touch x' | bash", "cat s | sh -s", "alias l=ls", "cat < in"):
