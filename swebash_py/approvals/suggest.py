@@ -10,8 +10,9 @@ Where "any arguments" would admit something the user never saw, the rule is
 the exact text instead:
 
 * shells and interpreters (``sh -c``, ``python -c``): their arguments are code;
-* deleters (``rm``, ``kubectl delete``, ``git clean``), elevators (``sudo``), network tools, and programs whose
-  flags run other programs (``tar --to-command``, ``rsync -e``, ``sed``'s ``e``);
+* deleters (``rm``, ``kubectl delete``, ``git clean``), elevators (``sudo``),
+  network tools, and programs whose flags run other programs (``tar
+  --to-command``, ``rsync -e``, ``sed``'s ``e``);
 * a tool with subcommands called without one (``git``, ``git -C dir ...``), and a
   runner subcommand (``npm run``, ``uv run``) whose target is not a plain name;
 * anything with a redirect to or from a file, a substitution or an expansion
