@@ -48,7 +48,7 @@ def unavailable_reason() -> str | None:
 
 
 # previews that apply without a question ---------------------------------------
-QUIET_NOTE = "without a question: only new files that .gitignore ignores"
+QUIET_NOTE = "without a question"
 
 
 def quiet_reason(changes: Any, workspace: Path) -> str | None:
@@ -76,7 +76,8 @@ def quiet_reason(changes: Any, workspace: Path) -> str | None:
     folders = sorted({os.path.dirname(c.rel) or "." for c in changes.changes
                       if c.kind == "file"})
     where = ", ".join(f"{f}/" for f in folders[:3]) + (" …" if len(folders) > 3 else "")
-    return f"{QUIET_NOTE}, {files} in {where}"
+    noun = "file" if files == 1 else "files"
+    return f"{QUIET_NOTE}: {files} new .gitignored {noun} in {where}"
 
 
 def _quiet(change: Any, workspace: Path) -> bool:
