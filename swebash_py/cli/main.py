@@ -158,16 +158,17 @@ def _warm_for(settings: Settings, invocation: Invocation) -> None:
 
 
 def _refuse_unknown_model(settings: Settings) -> None:
-    """A model no backend can serve (``nosuch/thing``) is a usage error at once,
-    not a litellm import later (engine.modelnames; unsure cases only warn there)."""
+    """A model no backend can serve (``nosuch/thing``) is said at once (exit 1, as
+    litellm's refusal was), not after a litellm import (engine.modelnames; unsure
+    cases only warn there)."""
     from swebash_py.engine.modelnames import model_problem
-    from swebash_py.errors import UsageError
+    from swebash_py.errors import ModelNotFound
 
     if not settings.model:
         return  # none configured: said where it is needed
     problem = model_problem(settings.model, settings.api_base, settings.backend)
     if problem is not None and problem[0] == "refuse":
-        raise UsageError(problem[1])
+        raise ModelNotFound(problem[1])
 
 
 def execute(invocation: Invocation) -> int:

@@ -102,8 +102,8 @@ def model_problem(model: str, api_base: str | None = None,
     if slash and litellm and not _known(prefix):
         sure = bool(_litellm_providers())
         return ("refuse" if sure else "warn",
-                f"{model}: litellm knows no provider {prefix!r} (for example openai/, "
-                "anthropic/, gemini/, ollama_chat/; an OpenAI-compatible server: openai/NAME "
-                "with --api-base)")
+                f"unknown model '{model}': litellm knows no provider {prefix!r} (for example "
+                "openai/, anthropic/, gemini/, ollama_chat/; an OpenAI-compatible server: "
+                "openai/NAME with --api-base)")
     return "warn", (f"{model} is not in the model table: its context window and price are "
                     "unknown (check the name if that is a surprise)")
