@@ -22,7 +22,7 @@ from swebash_py.config.paths import data_dir
 from swebash_py.config.settings import Settings
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
-from swebash_py.engine.system_prompt import build_system_prompt
+from swebash_py.engine.system_prompt import RunMode, build_system_prompt
 from swebash_py.errors import ConfigError, StorageError, SwebashError
 from swebash_py.project.extensions import Extensions, build_extensions
 from swebash_py.provider.client import ProviderClient
@@ -87,7 +87,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
                             connect_timeout=settings.connect_timeout,
                             stream_idle_timeout=settings.stream_idle_timeout)
     options = agent_options(settings, registry, no_tools, debug, session_id,
-                            extensions.instructions.prompt_text())
+                            extensions.instructions.prompt_text(), can_ask=approver.can_ask)
     fitter = ContextFitter(lambda: options.model, client.stream,
                            context_window=settings.context_window,
                            max_tokens=settings.max_tokens, api_base=lambda: options.api_base)
@@ -118,14 +118,18 @@ def tool_hooks(settings: Settings, cwd: str, on_notice: Callable[[str], None]
 
 
 def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, debug: bool,
-                  session_id: str | None, instructions: str = "") -> AgentOptions:
+                  session_id: str | None, instructions: str = "",
+                  can_ask: bool = True) -> AgentOptions:
+    mode = RunMode(settings.approval, settings.sandbox.mode, settings.sandbox.network,
+                   settings.sandbox.preview, can_ask)
     system = build_system_prompt(settings.workspace, registry.names(), settings.system_prompt,
-                                 instructions=instructions)
+                                 instructions=instructions, mode=mode)
     return AgentOptions(
         model=settings.resolved_model, system=system, max_iterations=settings.max_iterations,
         temperature=settings.temperature, max_tokens=settings.max_tokens,
         api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
-        session_id=session_id, cost_fn=_cost)
+        session_id=session_id, cost_fn=_cost,
+        text_tool_calls=settings.tools.text_tool_calls)
 
 
 def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,

@@ -37,6 +37,7 @@ from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
+from swebash_py.shellhist.context import recent_block
 
 if TYPE_CHECKING:
     from swebash_py.agent.loop import Agent
@@ -110,6 +111,8 @@ class Repl:
         self._ask_lock = asyncio.Lock()
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
+        if shell_history := recent_block(settings.shell_init.history):  # with the 1st question
+            self.pending_context.append(shell_history)
         self._turn_task: asyncio.Task[object] | None = None
         self._sandbox_said = False
         self.shell_dir = self._previous_dir = settings.workspace.resolve()
@@ -387,7 +390,9 @@ class Repl:
         if mcp and mcp.starting():  # the prompt did not wait for them; the first turn does
             self.say("waiting for MCP servers to start…", "dim")
             await mcp.wait_ready()
-        self.renderer = make_renderer(self.console)
+        self.renderer = make_renderer(self.console, show_usage=self.settings.ui.usage)
+        if hasattr(self.renderer, "waiting"):  # a terminal: the indicator from Enter on
+            self.renderer.waiting()
         def on_error(event: ErrorEvent) -> None:
             self.renderer.close()
             self.say(f"Error: {event.message}", "bold red")

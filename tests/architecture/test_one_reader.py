@@ -27,6 +27,8 @@ ALLOWED = {
     ("swebash_py.approvals.remembered", "_read"): "our approvals.json in the data dir",
     ("swebash_py.approvals.remembered", "_locked"): "the lock file beside approvals.json",
     ("swebash_py.project.trust", "_records"): "our trust store in the data dir",
+    ("swebash_py.shellhist.store", "_read"): "the shell history our snippet appends to, in "
+        "the data dir (O_NOFOLLOW; redacted before the model sees it)",
     ("swebash_py.project.fingerprint", "_entry"): "digests .swebash/ files to bind trust "
                                                   "to them (hashed, never shown or sent)",
     ("swebash_py.project.trust", "_write"): "writes our trust store",
@@ -51,6 +53,8 @@ ALLOWED = {
     ("swebash_py.tools.cgroups", "kill"): "cgroup.kill of a cgroup of ours (kernel file)",
     # -- the system and the terminal, not files --
     ("swebash_py.engine.system_prompt", "_os_name"): "/etc/os-release: the OS name only",
+    ("swebash_py.engine.system_prompt", "_git_head"): ".git/HEAD (or a .git pointer file): "
+        "the branch name only, 256 bytes at most",
     ("swebash_py.sandbox.reaper", "live_processes"): "/proc/PID/stat to find our children",
     ("swebash_py.sandbox.overlay", "mount_points"): "/proc/self/mountinfo",
     ("swebash_py.sandbox.overlay", "_trial"): "a probe overlay in a temp dir of ours",
