@@ -157,6 +157,20 @@ def _warm_for(settings: Settings, invocation: Invocation) -> None:
         warmup.add(*warmup.TOOLS)
 
 
+def _refuse_unknown_model(settings: Settings) -> None:
+    """A model no backend can serve (``nosuch/thing``) is said at once (exit 1, as
+    litellm's refusal was), not after a litellm import (engine.modelnames; unsure
+    cases only warn there)."""
+    from swebash_py.engine.modelnames import model_problem
+    from swebash_py.errors import ModelNotFound
+
+    if not settings.model:
+        return  # none configured: said where it is needed
+    problem = model_problem(settings.model, settings.api_base, settings.backend)
+    if problem is not None and problem[0] == "refuse":
+        raise ModelNotFound(problem[1])
+
+
 def execute(invocation: Invocation) -> int:
     """Run what the invocation asks for (REPL, ``-s``, one-shot); returns the exit code."""
     import asyncio
@@ -169,6 +183,7 @@ def execute(invocation: Invocation) -> int:
 
     settings = load_settings(invocation.setting_flags(),
                              project=project_decider(invocation.trust))
+    _refuse_unknown_model(settings)
     _warm_for(settings, invocation)
     piped = read_piped()
     question = compose_question(invocation.question, piped)
