@@ -155,6 +155,12 @@ def add(*work: str | Callable[[], object]) -> None:
     _WARMUP.add(*work)
 
 
+def abandon() -> None:
+    """The process ends with ``os._exit`` (the REPL's exit): nothing imports after
+    this, so the exit need not wait for the import under way (``stop`` not run)."""
+    atexit.unregister(_WARMUP.stop)
+
+
 def wait() -> None:
     """Block until the first batch is imported (at once when none was started)."""
     _WARMUP.wait()

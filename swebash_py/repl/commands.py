@@ -216,11 +216,11 @@ class SlashCommands:
 
     async def cmd_sessions(self, _arg: str) -> None:
         from swebash_py.cli.commands.sessions_cmd import age, turns_text
-        from swebash_py.store.ids import shortest_unique
 
         current = self.repl.recorder.session_id
-        short = shortest_unique(self.repl.store.session_ids())
-        for info in self.repl.store.list_sessions(15):
+        listed = self.repl.store.list_sessions(15)
+        short = self.repl.store.short_ids([info.id for info in listed])
+        for info in listed:
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
                 f"{mark} {short[info.id]}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
@@ -294,9 +294,7 @@ class SlashCommands:
             tokens_in, tokens_out = tokens_in + s_in, tokens_out + s_out
             cost = None if cost is None or s_cost is None else cost + s_cost
         shown = "unknown" if cost is None else f"${cost:.4f}"
-        from swebash_py.store.ids import shortest_unique
-
-        short = shortest_unique(self.repl.store.session_ids()).get(session_id, session_id)
+        short = self.repl.short_id(session_id)
         self.repl.say(f"session {short}: {tokens_in:,} tokens in{cache_words(usage)}, "
                       f"{tokens_out:,} out, cost {shown}")
 

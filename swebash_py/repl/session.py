@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.enums import EditingMode
@@ -51,7 +53,36 @@ CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
 
 def run_repl(settings: Settings, invocation: Invocation) -> int:
-    return asyncio.run(Repl(settings, invocation).run())
+    code = asyncio.run(Repl(settings, invocation).run())
+    if _importing_in_the_background():
+        _leave_now(code)
+    return code
+
+
+BACKGROUND_IMPORTS = ("litellm-import", "warmup")  # threads that only load modules
+
+
+def _importing_in_the_background() -> bool:
+    return any(t.name in BACKGROUND_IMPORTS and t.is_alive() for t in threading.enumerate())
+
+
+def _leave_now(code: int) -> NoReturn:
+    """The REPL is over (session closed, uploads flushed, jobs stopped): end the
+    process without waiting for a background import of a module no turn will use.
+    The interpreter's own exit would wait for it (the warm-up lets the import under
+    way finish: 1 s and more for litellm, the whole wait when a user leaves soon
+    after starting) and then collect the ~1M objects it made. The exit handlers
+    (terminal restored, jobs, logging) still run, in the main thread, first."""
+    import atexit
+
+    from swebash_py.cli import warmup
+
+    warmup.abandon()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(stopsignals.exit_code(code))
 
 
 def toolbar_text(model: str, session: str, context: str | None, mode: str,
@@ -297,12 +328,10 @@ class Repl:
 
     def short_id(self, session_id: str | None) -> str:
         """The shortest prefix that names this session among the stored ones."""
-        from swebash_py.store.ids import shortest_unique
-
         if session_id is None:
             return "new"
         try:
-            return shortest_unique(self.store.session_ids()).get(session_id, session_id)
+            return str(self.store.short_ids([session_id])[session_id])
         except Exception:  # a display nicety: the full id will do
             return session_id
 
@@ -560,3 +589,4 @@ def _private_history(path: Path) -> Path:
     with contextlib.suppress(OSError):
         private_file(path)
     return path
+

@@ -49,13 +49,19 @@ def shortest_unique(ids: list[str], minimum: int = 8) -> dict[str, str]:
     out: dict[str, str] = {}
     ordered = sorted(set(ids))
     for i, full in enumerate(ordered):
-        need = minimum
-        for other in (ordered[i - 1] if i else None, ordered[i + 1] if i + 1 < len(ordered)
-                      else None):
-            if other is not None:
-                need = max(need, _common(full, other) + 1)
-        out[full] = full[:need]
+        neighbours = ordered[max(i - 1, 0):i] + ordered[i + 1:i + 2]
+        out[full] = unique_prefix(full, neighbours, minimum)
     return out
+
+
+def unique_prefix(full: str, neighbours: list[str], minimum: int = 8) -> str:
+    """``full``'s shortest prefix (at least ``minimum`` characters) that neither
+    of its neighbours in sorted order shares: any other id sharing a longer prefix
+    would sort between them, so those two are the only ones to look at."""
+    need = minimum
+    for other in neighbours:
+        need = max(need, _common(full, other) + 1)
+    return full[:need]
 
 
 def _common(a: str, b: str) -> int:

@@ -6,8 +6,9 @@ name at any depth (``*.py``); ``**`` crosses directories. The ``.gitignore``
 files of the searched directory, its subdirectories and its ancestors up to the
 workspace are honoured (deeper files override shallower ones, ``!`` negation
 included). ``.git``, ``node_modules`` and ``.venv`` are skipped, and so is
-every secrets path (``.env*``, ``.ssh``, keys: ``workspace.is_sensitive``) and
-our own data: they are neither listed nor descended into. Symlinks are listed
+every secrets path (``.env*``, ``.ssh``, keys: the one list, ``sandbox.secrets``)
+and our own data (``workspace.SecretsFilter``, per entry without a system call
+unless it is a symlink): they are neither listed nor descended into. Symlinks are listed
 but not followed. At most ``limit`` paths are returned, newest first (or by
 path), with a count of what was left out; memory stays bounded by ``limit``.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import os
+import re
 import stat
 import threading
 from dataclasses import dataclass, field
@@ -26,16 +28,10 @@ from typing import Any, Literal
 import pathspec
 from pydantic import Field
 
-from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
 from swebash_py.tools.search import ALWAYS_SKIP, shown_path
-from swebash_py.tools.workspace import (
-    is_inside,
-    is_protected,
-    real_workspace,
-    resolve,
-)
+from swebash_py.tools.workspace import SecretsFilter, is_inside, real_workspace, resolve
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000
@@ -45,7 +41,8 @@ MAX_LIMIT = 1000
 class _Ignores:
     """The .gitignore specs that apply below a directory: (base, spec), shallowest first."""
 
-    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
+    specs: list[tuple[str, pathspec.GitIgnoreSpec, list[re.Pattern[str]]]] = field(
+        default_factory=list)
 
     def load(self, directory: str) -> _Ignores:
         try:
@@ -55,12 +52,14 @@ class _Ignores:
         except OSError:
             return self
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        return _Ignores([*self.specs, (directory, spec)])
+        return _Ignores([*self.specs, (directory, spec, _regexes(spec))])
 
     def ignored(self, full: str, is_dir: bool) -> bool:
         verdict: bool | None = None
-        for base, spec in self.specs:
-            rel = os.path.relpath(full, base) + ("/" if is_dir else "")
+        for base, spec, regexes in self.specs:
+            rel = _below(full, base) + ("/" if is_dir else "")
+            if not _search(regexes, rel):
+                continue  # no pattern matches: the spec has no say (most entries)
             include = spec.check_file(rel).include
             if include is not None:
                 verdict = include
@@ -77,21 +76,34 @@ class _Find:
     limit: int
     by_path: bool
     stop: threading.Event
+    secrets: SecretsFilter
     found: int = 0
     best: list[_Key] = field(default_factory=list)  # a bounded heap
+
+    def __post_init__(self) -> None:
+        self._root = str(self.root)
+        # without a negation, "some pattern matches" is the spec's whole answer
+        plain = all(p.include is not False for p in self.pattern.patterns)
+        self._any = _regexes(self.pattern) if plain else None
+
+    def _matches(self, rel: str) -> bool:
+        if self._any is not None:
+            return _search(self._any, rel)
+        return self.pattern.match_file(rel)
 
     def run(self, ignores: _Ignores) -> None:
         stack = [(str(self.root), ignores)]
         while stack and not self.stop.is_set():
             directory, ignores = stack.pop()
-            ignores = ignores.load(directory)
             try:
                 with os.scandir(directory) as it:
                     entries = list(it)
             except OSError:
                 continue
+            if any(entry.name == ".gitignore" for entry in entries):  # no open() per folder
+                ignores = ignores.load(directory)
             for entry in entries:
-                if entry.name in ALWAYS_SKIP or _secret(entry.path):
+                if entry.name in ALWAYS_SKIP or self.secrets.hidden_entry(directory, entry):
                     continue
                 is_dir = entry.is_dir(follow_symlinks=False)
                 if ignores.ignored(entry.path, is_dir):
@@ -102,14 +114,14 @@ class _Find:
                     self._consider(entry)
 
     def _consider(self, entry: os.DirEntry[str]) -> None:
-        rel = os.path.relpath(entry.path, self.root)
-        if not self.pattern.match_file(rel):
+        rel = _below(entry.path, self._root)
+        if not self._matches(rel):
             return
         try:
             st = entry.stat(follow_symlinks=False)
         except OSError:
             return
-        if stat.S_ISDIR(st.st_mode):
+        if stat.S_ISDIR(st.st_mode) or self.secrets.is_config(st):
             return
         self.found += 1
         # keep the ``limit`` best in a heap whose top is the worst of them
@@ -148,9 +160,30 @@ class _Earlier:
 _Key = _Newer | _Earlier
 
 
-def _secret(path: str) -> bool:
-    p = Path(path)
-    return is_sensitive(p) or is_protected(p)
+def _regexes(spec: pathspec.PathSpec[Any]) -> list[re.Pattern[str]]:
+    """The compiled patterns of ``spec`` that take part in matching, tried as
+    ``pathspec`` tries them (``regex.search`` on the relative POSIX path, which
+    is what the walk builds): calling them directly skips its per-path layers."""
+    found = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is not None and regex is not None:
+            found.append(regex)
+    return found
+
+
+def _search(regexes: list[re.Pattern[str]], rel: str) -> bool:
+    for regex in regexes:  # noqa: SIM110 (a loop, not any(generator): once per entry)
+        if regex.search(rel):
+            return True
+    return False
+
+
+def _below(full: str, base: str) -> str:
+    """``os.path.relpath(full, base)`` for a path the walk built below ``base``
+    (a prefix cut: relpath's own work, per entry, cost more than the walk)."""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    return full[len(prefix):] if full.startswith(prefix) else os.path.relpath(full, base)
 
 
 class FindFilesArgs(ToolArgs):
@@ -196,7 +229,8 @@ class FindFiles(Tool[FindFilesArgs]):
             spec = pathspec.PathSpec.from_lines("gitignore", [args.pattern])
         except (ValueError, TypeError) as exc:
             raise ToolFailed(f"invalid glob {args.pattern!r}: {exc}") from exc
-        job = _Find(rp.path, spec, args.limit, args.sort == "path", threading.Event())
+        job = _Find(rp.path, spec, args.limit, args.sort == "path", threading.Event(),
+                    SecretsFilter(rp.path))
         ignores = _Ignores()
         for ancestor in reversed(rp.path.parents):
             if is_inside(ancestor, ws):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swebash_py.config.paths import config_path, data_dir
-from swebash_py.sandbox.secrets import is_sensitive
+from swebash_py.sandbox.secrets import is_secret_entry, is_sensitive
 from swebash_py.tools.base import ToolFailed
 
 
@@ -149,6 +149,14 @@ class SecretsFilter:
     def __init__(self, root: Path) -> None:
         self.config, self.data = protected_roots()
         self.open = is_sensitive(root) or is_protected(root)
+        # the same roots as strings, for a walk's entries (one compare each)
+        self._config_s, self._data_s = str(self.config), str(self.data)
+        self._data_prefix = self._data_s.rstrip(os.sep) + os.sep
+        try:
+            st = os.stat(self.config)
+            self._config_id: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            self._config_id = None
 
     def hidden(self, path: str | Path) -> bool:
         if self.open:
@@ -157,3 +165,24 @@ class SecretsFilter:
         real = Path(os.path.realpath(raw))
         return any(is_sensitive(p) or p == self.config or is_inside(p, self.data)
                    for p in (raw, real))
+
+    def hidden_entry(self, folder: str, entry: os.DirEntry[str]) -> bool:
+        """``hidden(entry.path)`` for an entry met by a walk that starts at ``root``,
+        enters only real directories (symlinks are not followed) and never what it
+        hides, ``folder`` being the entry's directory as the walk reached it: the
+        name against the one list (``is_secret_entry``, the folder's own parts
+        having passed already), the path against our config and data by string,
+        and only a symlink resolved (its target may be a secret or ours)."""
+        if self.open:
+            return False
+        if is_secret_entry(folder, entry.name):
+            return True
+        path = entry.path
+        if path == self._config_s or path == self._data_s or path.startswith(self._data_prefix):
+            return True
+        return entry.is_symlink() and self.hidden(path)
+
+    def is_config(self, st: os.stat_result) -> bool:
+        """Whether ``st`` (a listed file's own stat) is our config file under
+        another name (a hard link: ``hidden`` compares paths)."""
+        return not self.open and self._config_id == (st.st_dev, st.st_ino)

@@ -26,6 +26,8 @@ ALLOWED = {
     ("swebash_py.config.settings", "read_config_file"): "our config file (not model context)",
     ("swebash_py.approvals.remembered", "_read"): "our approvals.json in the data dir",
     ("swebash_py.approvals.remembered", "_locked"): "the lock file beside approvals.json",
+    ("swebash_py.sandbox.pathindex", "PathIndex._load"): "our persisted secrets/settings index "
+                                                         "in the data dir (never model context)",
     ("swebash_py.project.trust", "_records"): "our trust store in the data dir",
     ("swebash_py.shellhist.store", "_read"): "the shell history our snippet appends to, in "
         "the data dir (O_NOFOLLOW; redacted before the model sees it)",

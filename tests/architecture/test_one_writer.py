@@ -40,6 +40,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("swebash_py/images.py", "write_atomic"): "the images dir in our data dir",
     ("swebash_py/engine/modelinfo.py", "write_atomic"): "the model-info cache in our data dir",
     ("swebash_py/approvals/remembered.py", "write_atomic"): "the remembered approvals file",
+    ("swebash_py/sandbox/pathindex.py", "write_atomic"): "the persisted secrets/settings index "
+                                                          "in our data dir",
     ("swebash_py/shellhist/store.py", "write_atomic"): "this terminal's shell history in our "
         "data dir, rewritten redacted and trimmed",
     ("swebash_py/shellhist/store.py", "os.unlink"): "the shell history files of terminals "

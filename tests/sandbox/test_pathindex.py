@@ -229,3 +229,85 @@ def test_settings_are_found_at_any_depth_and_new_ones_seen(rich: Path) -> None:
     assert set(index.find(rich).settings) == {rich / rel for rel in SETTINGS}
     (rich / "new/deeper/.swebash").mkdir(parents=True)
     assert rich / "new/deeper/.swebash" in index.find(rich).settings
+
+
+# -- the copy kept in our data dir between runs (issue #28 item 7) --
+
+def _backdated(root: Path) -> None:
+    """A change whose directory's mtime is set back to what it was: ctime moves."""
+    st = os.stat(root / "d")
+    (root / "d/.env").write_text("S=1")
+    os.utime(root / "d", ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _next_run(tmp_path: Path, margin_ns: int = 0) -> PathIndex:
+    """A new process's index: nothing in memory, the copies in ``tmp_path/idx``."""
+    return PathIndex(margin_ns=margin_ns, persisted=lambda: tmp_path / "idx")
+
+
+def test_a_fresh_persisted_copy_is_used_by_the_next_run(tree: Path, tmp_path: Path) -> None:
+    _next_run(tmp_path).find(tree)
+    later = _next_run(tmp_path)
+    assert set(later.find(tree).secrets) == full(tree)
+    assert later.listings == 0  # nothing listed again: the copy answered
+    assert set(later.find(tree).settings) == set()
+    assert [p.stat().st_mode & 0o777 for p in (tmp_path / "idx").iterdir()] == [0o600]
+
+
+@pytest.mark.parametrize("change", [*SCENARIOS, _backdated],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_a_stale_persisted_copy_is_not_trusted(tree: Path, tmp_path: Path,
+                                               change: Callable[[Path], None]) -> None:
+    """Someone who can write the workspace but not our data dir changes the tree
+    between two runs: the next run's answer is the full walk's, not the copy's."""
+    _next_run(tmp_path).find(tree)
+    change(tree)
+    later = _next_run(tmp_path)
+    assert set(later.find(tree).secrets) == full(tree)
+    assert later.listings > 0
+
+
+def test_twin_a_blind_index_would_answer_from_the_stale_copy(
+        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test above can fail: the next run does answer from the persisted copy."""
+    make_blind(monkeypatch)
+    _next_run(tmp_path).find(tree)
+    _in_existing_dir(tree)
+    assert tree / "d/.env" not in set(_next_run(tmp_path).find(tree).secrets)
+
+
+def test_a_copy_saved_within_the_margin_is_read_again(tree: Path, tmp_path: Path) -> None:
+    """The racily-clean rule holds for a persisted copy: listed right after the
+    tree was written (the default margin), every directory is listed again."""
+    (tree / "d/.env").write_text("S=1")  # ``d`` changed just now
+    _next_run(tmp_path, margin_ns=pathindex.MARGIN_NS).find(tree)
+    later = _next_run(tmp_path, margin_ns=pathindex.MARGIN_NS)
+    assert set(later.find(tree).secrets) == full(tree)
+    assert later.listings >= 1
+
+
+@pytest.mark.parametrize("damage", ["garbage", "other root", "other format"])
+def test_an_unusable_copy_is_ignored(tree: Path, tmp_path: Path, damage: str) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(tree, other, symlinks=True)
+    _next_run(tmp_path).find(other)
+    (copy,) = (tmp_path / "idx").iterdir()
+    mine = copy.with_name(next(iter(_names_for(tmp_path, tree))))
+    if damage == "garbage":
+        mine.write_bytes(b"\x93not msgpack")
+    elif damage == "other root":  # another root's copy under this root's name
+        copy.rename(mine)
+    else:
+        data = pathindex.msgspec.msgpack.decode(copy.read_bytes(), type=pathindex._Saved)
+        data.format, data.root = pathindex.FORMAT + 1, str(tree)
+        mine.write_bytes(pathindex.msgspec.msgpack.encode(data))
+    later = _next_run(tmp_path)
+    assert set(later.find(tree).secrets) == full(tree)
+    assert later.listings == len(later._roots[str(tree)])  # every directory listed
+
+
+def _names_for(tmp_path: Path, root: Path) -> list[str]:
+    index = _next_run(tmp_path)
+    path = index._copy_of(str(root))
+    assert path is not None
+    return [path.name]

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from swebash_py.engine.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from swebash_py.store import Store
 from swebash_py.store.recorder import StoreRecorder
+from swebash_py.store.records import TurnRecord
 from tests.agent.helpers import make_agent, run, small_window_fitter
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply
@@ -77,3 +80,50 @@ async def test_a_compaction_in_the_loop_is_what_a_resume_loads(fake_provider: Fa
     assert any("SUMMARY of forty questions." in t for t in texts(loaded))
     assert not any(t.startswith("question 0:") for t in texts(loaded))
     store.close()
+
+
+def _long_session(store: Store, turns: int, checkpoint_at: int | None) -> str:
+    sid = store.create_session("m", "/w")
+    for n in range(1, turns + 1):
+        turn = store.begin_turn(sid, f"question {n}")
+        store.add_block(turn, TextBlock(f"answer {n}"))
+        if n == checkpoint_at:
+            store.add_checkpoint(turn, [Message.user(f"[Summary] of 1-{n}")])
+    return sid
+
+
+def _turns_read(store: Store, sid: str, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """load_messages's result, and the seq of every turn it read from the store."""
+    read: list[int] = []
+    plain = Store.turns
+
+    def counting(self: Store, session_id: str, from_seq: int = 0) -> list[TurnRecord]:
+        got = plain(self, session_id, from_seq)
+        read.extend(t.seq for t in got)
+        return got
+
+    monkeypatch.setattr(Store, "turns", counting)
+    return read
+
+
+def test_resume_reads_nothing_behind_the_checkpoint(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ai -c`` of a long compacted session: the turns behind the checkpoint are
+    not read (flat in their number), and the context is the summary plus the rest."""
+    with Store(tmp_path / "s.db") as store:
+        sid = _long_session(store, 300, checkpoint_at=298)
+        read = _turns_read(store, sid, monkeypatch)
+        loaded = store.load_messages(sid)
+    assert read == [298, 299, 300]
+    assert texts(loaded) == ["[Summary] of 1-298", "question 299", "answer 299",
+                             "question 300", "answer 300"]
+
+
+def test_the_twin_without_a_checkpoint_every_turn_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Store(tmp_path / "s.db") as store:
+        sid = _long_session(store, 30, checkpoint_at=None)
+        read = _turns_read(store, sid, monkeypatch)
+        loaded = store.load_messages(sid)
+    assert read == list(range(1, 31))
+    assert texts(loaded)[:2] == ["question 1", "answer 1"] and len(loaded) == 60

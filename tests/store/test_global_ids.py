@@ -6,6 +6,8 @@ import sqlite3
 import uuid
 from pathlib import Path
 
+import pytest
+
 from swebash_py.store import Store
 from swebash_py.store.ids import shortest_unique, uuid7
 from swebash_py.store.schema import MIGRATIONS, V1, V2, V3
@@ -82,3 +84,43 @@ def test_a_session_id_is_found_whatever_its_case(tmp_path: Path) -> None:
         assert store.resolve(sid.upper()) == sid
         assert store.resolve(sid[:10].upper()) == sid
         assert store.resolve("ZZ") is None
+
+
+def _insert_ids(store: Store, ids: list[str]) -> None:
+    with store._write() as db:
+        db.executemany("INSERT INTO sessions (id, created, updated) VALUES (?, 0, 0)",
+                       [(i,) for i in ids])
+
+
+def test_short_ids_from_neighbours_match_the_whole_list_and_resolve(tmp_path: Path) -> None:
+    """The store's short ids (two neighbours by the primary key) are the ones a pass
+    over every id gives, each unique and accepted by ``resolve``, for ids sharing
+    prefixes of every length (same millisecond, same counter, made a year apart)."""
+    base = "0190abcd-1234-7abc-8def-0123456789ab"
+    ids = [base[:n] + ("f" if base[n] != "f" else "e") + base[n + 1:] for n in range(8, 36)
+           if base[n] != "-"]
+    ids += [base, uuid7(1_600_000_000), *(uuid7() for _ in range(200))]
+    with Store(tmp_path / "s.db") as store:
+        _insert_ids(store, ids)
+        picked = [base, *ids[:5], ids[-1]]
+        short = store.short_ids(picked)
+        assert short == {i: shortest_unique(ids)[i] for i in picked}
+        for full, prefix in short.items():
+            assert sum(o.startswith(prefix) for o in ids) == 1
+            assert store.resolve(prefix) == full
+            assert store.resolve(prefix.upper()) == full
+
+
+def test_the_twin_a_prefix_one_character_shorter_is_ambiguous(tmp_path: Path) -> None:
+    """Where neighbours share a long prefix the short id had to be that long."""
+    from swebash_py.store.sessions import AmbiguousSession
+
+    ids = ["0190abcd-1234-7abc-8def-0123456789aa", "0190abcd-1234-7abc-8def-0123456789ab",
+           "0190abcd-1234-7abc-8def-0123456789ac"]
+    with Store(tmp_path / "s.db") as store:
+        _insert_ids(store, ids)
+        short = store.short_ids(ids)
+        assert short[ids[1]] == ids[1]
+        with pytest.raises(AmbiguousSession):
+            store.resolve(short[ids[1]][:-1])
+        assert store.resolve("0190abcd-9") is None

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pathspec
 import pytest
 
+from swebash_py.tools import find
 from swebash_py.tools.base import ToolContext, ToolFailed
 from swebash_py.tools.find import FindFiles
 from tests.tools.conftest import call
@@ -89,3 +91,78 @@ def test_outside_the_workspace_is_flagged(workspace: Path, ctx: ToolContext) -> 
     assert tool.preview(tool.Args.model_validate({"pattern": "*", "path": "/etc"}),
                         ctx).outside
     assert not tool.preview(tool.Args.model_validate({"pattern": "*"}), ctx).outside
+
+
+# -- the per-entry policy at any depth (issue #28 item 7: cheap, exactly as strict) --
+
+DEEP = "a/b/c/d"
+
+
+async def test_secrets_and_our_own_files_are_hidden_at_every_depth(
+        workspace: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names of the one list at depth 0-4, a secret subdirectory spanning the
+    searched folder (``.config`` searched, ``gh`` in it), our data directory and
+    config inside the workspace, and a symlink or a hard link to them or to a secret."""
+    data, config = workspace / DEEP / "data", workspace / "cfg" / "config.toml"
+    monkeypatch.setenv("SWEBASH_HOME", str(data))
+    monkeypatch.setenv("SWEBASH_CONFIG", str(config))
+    outside = workspace.parent / "outside"
+    tree(outside, [".ssh/id_ed25519"])
+    hidden = [f"{d}{name}" for d in ("", "a/", "a/b/", f"{DEEP}/") for name in
+              (".env", "id_rsa", "server.key", ".aws/credentials", ".kube/config")]
+    tree(workspace, [*hidden, f"{DEEP}/data/sessions.db", "cfg/config.toml",
+                     ".config/gh/hosts.yml", f"{DEEP}/.config/gcloud/token"])
+    (workspace / "cfg" / "link-to-config").symlink_to(config)
+    os.link(config, workspace / "hardlink-to-config")
+    (workspace / "a" / "link-to-data").symlink_to(data)
+    (workspace / DEEP / "innocent").symlink_to(outside / ".ssh" / "id_ed25519")
+    result = await call(FindFiles(), ctx, pattern="*", sort="path")
+    assert listed(result.output) == [], result.output
+    in_config_dir = await call(FindFiles(), ctx, pattern="*", path=".config")
+    assert listed(in_config_dir.output) == []
+
+
+async def test_the_twin_ordinary_files_at_every_depth_are_found(
+        workspace: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same shapes, ordinary names: everything listed (symlinks too, not followed),
+    so the test above passes because the policy hides, not because nothing is found."""
+    monkeypatch.setenv("SWEBASH_HOME", str(workspace.parent / "data"))
+    monkeypatch.setenv("SWEBASH_CONFIG", str(workspace.parent / "config.toml"))
+    (workspace.parent / "config.toml").write_text("")
+    names = [f"{d}{name}" for d in ("", "a/", "a/b/", f"{DEEP}/") for name in
+             ("env.txt", "id.py", "server.txt", "aws/credentials.md", "kube/config")]
+    tree(workspace, [*names, f"{DEEP}/data/sessions.db", "cfg/config.toml",
+                     ".config/ghost/hosts.yml"])
+    (workspace / "cfg" / "link").symlink_to(workspace / "cfg" / "config.toml")
+    os.link(workspace / "cfg" / "config.toml", workspace / "hardlink")
+    result = await call(FindFiles(), ctx, pattern="*", sort="path")
+    expected = sorted([*names, f"{DEEP}/data/sessions.db", "cfg/config.toml",
+                       ".config/ghost/hosts.yml", "cfg/link", "hardlink"])
+    assert listed(result.output) == expected
+
+
+PATHS = ["a.py", "src/b.py", "src/deep/c.py", "build/x.o", "build", "docs/r.md", "x.log",
+         "keep.log", "src/build/y.py", "node/a.min.js", ".hidden/z.py", "dir", "a/dir/f"]
+
+
+@pytest.mark.parametrize("lines", [
+    ["**/*.py"], ["*.py"], ["src/*.py"], ["src/**"], ["*.py", "!src/**"], ["build/"],
+    ["*.log", "!keep.log"], ["/build", "**/deep/**"], ["dir/"], ["# only a comment"]])
+def test_the_direct_regexes_answer_as_pathspec_does(lines: list[str]) -> None:
+    """The walk asks the patterns' regexes directly (no per-path layers):
+    the same answer as pathspec, with negations and directories."""
+    import threading
+
+    from swebash_py.tools.find import _Find, _Ignores
+    from swebash_py.tools.workspace import SecretsFilter
+
+    spec = pathspec.PathSpec.from_lines("gitignore", lines)
+    job = _Find(Path("/r"), spec, 10, True, threading.Event(), SecretsFilter(Path("/r")))
+    ignores = _Ignores([("/r", pathspec.GitIgnoreSpec.from_lines(lines),
+                         find._regexes(pathspec.GitIgnoreSpec.from_lines(lines)))])
+    for rel in PATHS:
+        assert job._matches(rel) == spec.match_file(rel), rel
+        for is_dir in (False, True):
+            want = pathspec.GitIgnoreSpec.from_lines(lines).check_file(
+                rel + ("/" if is_dir else "")).include
+            assert ignores.ignored("/r/" + rel, is_dir) == bool(want), rel

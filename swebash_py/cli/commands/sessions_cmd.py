@@ -58,9 +58,7 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
     if not sessions:
         typer.echo("no sessions yet")
         return
-    from swebash_py.store.ids import shortest_unique
-
-    short = shortest_unique(store.session_ids())
+    short = store.short_ids([info.id for info in sessions])
     width = max(len(short[i.id]) for i in sessions)
     if sys.stdout.isatty():  # piped (`| awk '{print $1}'`), every line is a session
         typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>10}  {'DIRECTORY':<{DIR_WIDTH}}"
