@@ -7,6 +7,7 @@ from rich.text import Text
 
 from swebash_py.approvals.decision import PendingCall, Verdict
 from swebash_py.render.excerpt import excerpt
+from swebash_py.render.transcript import SandboxNotes
 from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "
@@ -48,7 +49,9 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         parts.append(Text(make_visible(preview.summary)))
     if preview.output is not None:
         parts.append(Text("output:", style="bold"))
-        parts.append(Text(_head(make_visible(preview.output or "(no output)")), style="dim"))
+        # the sandbox note once per session on screen, the question included
+        shown = SandboxNotes.quiet(preview.output) if preview.output else ""
+        parts.append(Text(_head(make_visible(shown or "(no output)")), style="dim"))
     if preview.changes is not None:
         parts.append(_changes_text(preview.changes))
     if preview.outside:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.conftest import run_ai
 from tests.preview.conftest import needs_overlay
@@ -29,9 +30,12 @@ def test_previews_work_here(workspace: Path) -> None:
 
 
 @needs_overlay
-def test_without_unshare_it_says_why_and_what_happens(workspace: Path, tmp_path: Path) -> None:
-    result = run_ai("doctor", cwd=workspace, env={**KEY, "PATH": path_without(tmp_path,
-                                                                              "unshare")})
+def test_without_unshare_it_says_why_and_what_happens(workspace: Path, tmp_path: Path,
+                                                      fake_provider: Any) -> None:
+    # doctor contacts the provider (#29): the fake one answers, so only the preview is at issue
+    result = run_ai("doctor", cwd=workspace, env={
+        **KEY, "PATH": path_without(tmp_path, "unshare"), "SWEBASH_MODEL": "openai/x",
+        "SWEBASH_API_BASE": fake_provider.url})
     assert "warn  preview: unavailable: unshare (util-linux) was not found" in result.stdout
     assert "commands that would ask, ask before they run" in result.stdout
     assert result.returncode == 0  # informs; the sandbox itself works
