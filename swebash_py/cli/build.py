@@ -7,8 +7,6 @@ runner and the REPL both start here.
 
 from __future__ import annotations
 
-import sqlite3
-import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -18,16 +16,16 @@ from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
 from swebash_py.cli import startup_gc
-from swebash_py.config.paths import data_dir
 from swebash_py.config.settings import Settings
 from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import build_system_prompt
-from swebash_py.errors import ConfigError, StorageError, SwebashError
+from swebash_py.errors import ConfigError, SwebashError
 from swebash_py.project.extensions import Extensions, build_extensions
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
 from swebash_py.store import Store
+from swebash_py.store.opening import open_store
 from swebash_py.store.recorder import StoreRecorder
 from swebash_py.tools.background import JobTable
 from swebash_py.tools.base import ToolContext
@@ -201,24 +199,6 @@ def host_rules_from(settings: Settings) -> RuleSet | None:
         return host_rules(settings.sandbox.host_allow)
     except ValueError as exc:
         raise ConfigError(f"config error: [sandbox] host_allow: {exc}") from exc
-
-
-def open_store() -> Store:
-    """The sessions database under the data directory. A filesystem or SQLite
-    failure becomes one ``StorageError`` line naming the path; a damaged
-    database moved aside is said in one line."""
-    directory = data_dir()
-    try:
-        store = Store(directory / "sessions.db")
-    except StorageError:
-        raise
-    except (OSError, sqlite3.Error) as exc:
-        raise StorageError(f"cannot open the sessions database in {directory}: "
-                           f"{getattr(exc, 'strerror', None) or exc}") from exc
-    if store.moved_aside is not None:
-        sys.stderr.write(f"ai: the sessions database was damaged: it was moved to "
-                         f"{store.moved_aside} and a new one started\n")
-    return store
 
 
 def resume_target(store: Store, resume: str | None, continue_last: bool, cwd: str,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
-from swebash_py.cli.names import ApprovalMode, SandboxMode
+from swebash_py.config.names import ApprovalMode, SandboxMode
 from swebash_py.config.paths import config_path
 from swebash_py.config.table import Table, check_field
 from swebash_py.errors import ConfigError

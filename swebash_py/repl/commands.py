@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 from rich.text import Text
 
-from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
+from swebash_py.config.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.project.extensions import user_dir
 from swebash_py.render.sanitize import neutralize, one_line
 

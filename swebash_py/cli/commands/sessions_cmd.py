@@ -12,7 +12,7 @@ app = typer.Typer(help="Stored conversations.", no_args_is_help=True, add_comple
 
 
 def _store() -> Any:
-    from swebash_py.cli.build import open_store
+    from swebash_py.store.opening import open_store
 
     return open_store()
 
