@@ -24,21 +24,6 @@ def data_dir() -> Path:
     return Path(user_data_dir("swebash", appauthor=False))
 
 
-def ensure_data_dir(directory: Path | None = None) -> Path:
-    """The data directory, created if needed; a ``StorageError`` line when it
-    cannot be (a file in the way, read-only, ``/proc/...``)."""
-    directory = directory or data_dir()
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # conversations are private
-        if directory.is_dir():
-            return directory
-        raise NotADirectoryError(20, "not a directory", str(directory))
-    except OSError as exc:
-        from swebash_py.store.faults import describe
-
-        raise describe(exc, directory / "sessions.db") from exc
-
-
 def private_file(path: Path) -> Path:
     """``path`` (a file of ours holding conversations) readable by its owner only:
     created so when missing; made so when it exists, is ours and others could read

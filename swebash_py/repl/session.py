@@ -25,7 +25,7 @@ from swebash_py import stopsignals
 from swebash_py.agent.consume import consume
 from swebash_py.cli import shell_helper
 from swebash_py.cli.invocation import Invocation
-from swebash_py.config.paths import ensure_data_dir, private_file
+from swebash_py.config.paths import private_file
 from swebash_py.config.settings import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
@@ -37,6 +37,7 @@ from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
+from swebash_py.store.faults import ensure_data_dir
 
 if TYPE_CHECKING:
     from swebash_py.agent.loop import Agent
