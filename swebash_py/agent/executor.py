@@ -32,8 +32,7 @@ from swebash_py.events import (
     ToolProgress,
     TurnEvent,
 )
-from swebash_py.sandbox.values import redact_result
-from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult, redact_result
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
@@ -94,6 +94,18 @@ class ToolResult:
     is_error: bool = False
     display: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def redact_result(result: ToolResult) -> ToolResult:
+    """A copy of ``result`` with ``output`` and ``display`` free of our secret values."""
+    from swebash_py.process.values import redact, secret_values  # here: a tool call's
+
+    values = secret_values()
+    if not values:
+        return result
+    display = result.display
+    return replace(result, output=redact(result.output, values),
+                   display=redact(display, values) if display else display)
 
 
 @dataclass

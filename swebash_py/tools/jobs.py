@@ -10,7 +10,7 @@ import atexit
 
 from pydantic import Field
 
-from swebash_py.sandbox import reaper
+from swebash_py.process import reaper
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.notes import status_note
 from swebash_py.sandbox.policy import SandboxPolicy

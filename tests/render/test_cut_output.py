@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from swebash_py.agent.truncate import cap_middle, split_cut
 from swebash_py.events import TurnComplete
-from swebash_py.tools.proc import Capture
+from swebash_py.process.proc import Capture
 from tests.render.helpers import FakeClock, make_console, output, renderer
 from tests.render.render_screen import screen_of
 from tests.render.test_render_tools import finish_tool, start_tool
