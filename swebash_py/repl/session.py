@@ -40,11 +40,11 @@ from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 from swebash_py.store.faults import ensure_data_dir
 
 if TYPE_CHECKING:
+    from swebash_py.agent.fitting import ContextFitter
     from swebash_py.agent.loop import Agent
     from swebash_py.approvals.approver import Answer
     from swebash_py.approvals.decision import PendingCall, Verdict
     from swebash_py.cli.build import Session
-    from swebash_py.engine.fitting import ContextFitter
     from swebash_py.engine.messages import ImageBlock
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
