@@ -275,7 +275,7 @@ class ToolExecutor:
         except PreviewUnavailable as exc:
             note = f"no preview for this command: {exc}"
             self._emit(Notice(note))
-            if verdict.partly_listed:  # no question: it runs read-only (sandbox.grant)
+            if verdict.partly_listed:  # no question: it runs read-only (approvals.grant)
                 verdict = dataclasses.replace(verdict, action="allow", preview="", grant="read")
             elif verdict.preview == "first":
                 verdict = await self._approver.ask(pending, dataclasses.replace(

@@ -82,7 +82,7 @@ class ToolContext:
         default_factory=SandboxSettings)
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
-    grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
+    grant: str = "write"  # read | write | host: the sandbox this call runs in (approvals.grant)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import Any
 # and the renderer is loaded for every answer, in the background once the request is out.)
 OURS = tuple(f"swebash_py.{name}" for name in (
     "agent.executor", "approvals.audit", "approvals.decision",
-    "approvals.rules", "process.values", "sandbox.grant", "process.proc", "process.reaper",
+    "approvals.rules", "process.values", "approvals.grant", "process.proc", "process.reaper",
     "approvals.policy", "approvals.shellparse", "agent.hooks", "project.commands",
     "tools.args", "tools.files", "tools.find", "tools.command", "tools.edit", "tools.fetch",
     "tools.web", "tools.jobs", "checkpoints.model", "checkpoints.flow", "checkpoints.revert",
@@ -69,7 +69,7 @@ def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
     loaded = heavy_loaded(fake_provider, tmp_path)
     for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files",
                    "agent.executor", "approvals.audit", "approvals.decision",
-                   "approvals.rules", "process.values", "sandbox.grant"):
+                   "approvals.rules", "process.values", "approvals.grant"):
         assert f"'swebash_py.{module}'" in loaded
     assert "'hashlib'" in loaded  # the call's audit row
 
