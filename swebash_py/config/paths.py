@@ -1,9 +1,12 @@
-"""Where our files live: the config file and the data directory (contract)."""
+"""Where our files live: the config file, the data directory and a project's
+``.swebash/`` folder (contract)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+PROJECT_DIR = ".swebash"  # a project's own settings, commands and hooks
 
 
 def config_path() -> Path:
@@ -42,3 +45,21 @@ def private_file(path: Path) -> Path:
     except OSError:
         pass
     return path
+
+
+def git_root(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` that holds ``.git``."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def project_root(workspace: Path) -> Path | None:
+    """The folder whose ``.swebash/`` applies: the workspace itself, else its git
+    root, whichever first holds a ``.swebash`` directory."""
+    workspace = workspace.resolve()
+    for candidate in (workspace, git_root(workspace)):
+        if candidate is not None and (candidate / PROJECT_DIR).is_dir():
+            return candidate
+    return None

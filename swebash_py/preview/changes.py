@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from swebash_py.config.paths import PROJECT_DIR as SETTINGS
 from swebash_py.preview import handles
 from swebash_py.preview.handles import Handle
-from swebash_py.project.trust import PROJECT_DIR as SETTINGS
 
 Kind = Literal["file", "dir", "symlink", "fifo"]
 Action = Literal["create", "modify", "delete"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swebash_py.project.trust import PROJECT_DIR
+from swebash_py.config.paths import PROJECT_DIR
 
 _CHUNK = 1 << 20
 _MAX_CHUNKS = 64  # 64 MiB hashed at most per file

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swebash_py.config.paths import PROJECT_DIR, project_root
 from swebash_py.project import trust
 from swebash_py.project.fingerprint import describe_contents, take
 from swebash_py.project.settings import read_project_config
@@ -35,7 +36,7 @@ class ProjectStatus:
     def commands_dir(self) -> Path | None:
         if self.root is None or not self.trusted:
             return None
-        return self.root / trust.PROJECT_DIR / "commands"
+        return self.root / PROJECT_DIR / "commands"
 
 
 # the question: the folder, and what changed since it was trusted ([]: never asked)
@@ -48,7 +49,7 @@ CHANGED = ("its settings changed since you trusted it ({what}); not used until y
 def resolve_project(workspace: Path, *, trust_flag: bool = False,
                     ask: Ask | None = None) -> ProjectStatus:
     """The project's status; ``ask`` (None: no terminal) puts the question."""
-    root = trust.project_root(workspace)
+    root = project_root(workspace)
     if root is None:
         return ProjectStatus()
     remembered = trust.answer_for(root)
@@ -84,7 +85,7 @@ def question_lines(root: Path, changed: list[str]) -> list[str]:
     """The trust question's text: what the folder holds, or what changed in it."""
     from swebash_py.render.sanitize import neutralize, one_line
 
-    where = f"{neutralize(str(root))}/{trust.PROJECT_DIR}/"
+    where = f"{neutralize(str(root))}/{PROJECT_DIR}/"
     if changed:
         return [f"This folder's swebash settings changed since you trusted them: {where}",
                 *(f"  {one_line(line, 160)}" for line in changed[:40]),
@@ -121,7 +122,7 @@ def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
         status = resolve_project(workspace, trust_flag=trust_flag, ask=ask)
         if status.root is not None and not status.trusted and status.reason.startswith(
                 ("not trusted (no terminal", "its settings changed")):
-            sys.stderr.write(f"ai: note: {status.root}/{trust.PROJECT_DIR}/ is not used: "
+            sys.stderr.write(f"ai: note: {status.root}/{PROJECT_DIR}/ is not used: "
                              f"{status.reason}\n")
         return status
 

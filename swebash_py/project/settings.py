@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from swebash_py.config.paths import PROJECT_DIR
 from swebash_py.errors import ConfigError
-from swebash_py.project.trust import PROJECT_DIR
 
 CONFIG_NAME = "config.toml"
 _ALLOWED = {"mcp_servers": None, "permissions": {"allow", "deny"},

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.config.paths import project_root
 from swebash_py.errors import ConfigError
 from swebash_py.project import trust
 from swebash_py.project.commands import load_commands, split_builtin_clashes
@@ -59,9 +60,9 @@ def test_project_root_is_the_workspace_or_its_git_root(tmp_path: Path) -> None:
     (tmp_path / ".swebash").mkdir()
     sub = tmp_path / "sub"
     sub.mkdir()
-    assert trust.project_root(sub) == tmp_path
+    assert project_root(sub) == tmp_path
     (sub / ".swebash").mkdir()
-    assert trust.project_root(sub) == sub
+    assert project_root(sub) == sub
 
 
 def test_project_config_allows_only_its_keys(tmp_path: Path) -> None:
