@@ -20,7 +20,6 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from swebash_py.agent.truncate import cap_middle
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
@@ -32,6 +31,7 @@ from swebash_py.events import (
     ToolProgress,
     TurnEvent,
 )
+from swebash_py.text.truncate import cap_middle
 from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult, redact_result
 
 if TYPE_CHECKING:

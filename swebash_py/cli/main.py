@@ -139,7 +139,7 @@ def run_guarded(invocation: Invocation) -> int:
         if invocation.debug:
             traceback.print_exc()
         from swebash_py.engine.secrets import redact_userinfo
-        from swebash_py.render.sanitize import neutralize  # the message may quote a provider
+        from swebash_py.text.sanitize import neutralize  # the message may quote a provider
 
         sys.stderr.write(f"ai: {neutralize(redact_userinfo(str(exc)))}\n")
         return exc.exit_code

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from swebash_py.mcpclient.settings import McpServerSettings
-from swebash_py.render.sanitize import one_line
+from swebash_py.text.sanitize import one_line
 from swebash_py.tools.base import ToolResult
 
 State = Literal["pending", "starting", "ready", "failed", "stopped"]

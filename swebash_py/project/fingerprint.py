@@ -124,7 +124,7 @@ def _entry(path: str) -> str:
 def differences(before: Fingerprint | None, now: Fingerprint) -> list[str]:
     """What changed, for the question: the settings' lines added and removed,
     then the files added, removed or changed."""
-    from swebash_py.render.sanitize import one_line  # names and lines are the folder's
+    from swebash_py.text.sanitize import one_line  # names and lines are the folder's
 
     if before is None:
         return ["(trusted before swebash remembered what its settings held)",
@@ -151,7 +151,7 @@ def describe_contents(root: Path) -> list[str]:
         raw = read_project_config(root)
     except Exception as exc:  # shown, never fatal, before trust
         return [f"{config_file(root)}: {exc}"]
-    from swebash_py.render.sanitize import one_line
+    from swebash_py.text.sanitize import one_line
 
     for name, server in (raw.get("mcp_servers") or {}).items():
         if isinstance(server, dict):

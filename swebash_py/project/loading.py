@@ -83,7 +83,7 @@ def resolve_project(workspace: Path, *, trust_flag: bool = False,
 
 def question_lines(root: Path, changed: list[str]) -> list[str]:
     """The trust question's text: what the folder holds, or what changed in it."""
-    from swebash_py.render.sanitize import neutralize, one_line
+    from swebash_py.text.sanitize import neutralize, one_line
 
     where = f"{neutralize(str(root))}/{PROJECT_DIR}/"
     if changed:

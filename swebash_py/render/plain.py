@@ -33,8 +33,8 @@ from swebash_py.render.lines import (
     stop_reason_line,
     usage_line,
 )
-from swebash_py.render.sanitize import StreamNeutralizer, one_line
 from swebash_py.render.tools_view import ToolState, approval_line, result_view, short_args
+from swebash_py.text.sanitize import StreamNeutralizer, one_line
 
 
 class PlainRenderer:

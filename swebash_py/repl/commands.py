@@ -9,7 +9,7 @@ from rich.text import Text
 
 from swebash_py.config.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.project.extensions import user_dir
-from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.text.sanitize import neutralize, one_line
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl

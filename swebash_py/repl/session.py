@@ -31,13 +31,13 @@ from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
 from swebash_py.images import attach
 from swebash_py.render import make_renderer
-from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 from swebash_py.store.faults import ensure_data_dir
+from swebash_py.text.sanitize import one_line
 
 if TYPE_CHECKING:
     from swebash_py.agent.fitting import ContextFitter
@@ -210,7 +210,7 @@ class Repl:
             self.say(message, "dim")
 
     def say(self, message: str, style: str = "") -> None:
-        from swebash_py.render.sanitize import neutralize
+        from swebash_py.text.sanitize import neutralize
 
         self.console.print(Text(neutralize(message), style=style))
 

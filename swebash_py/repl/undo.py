@@ -18,7 +18,7 @@ UNDO_NOTE = "(The user undid the file changes"
 
 def _show(repl: Repl, text: str) -> None:
     from swebash_py.render.diff import looks_like_diff, render_diff
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     if looks_like_diff(text):
         repl.console.print(render_diff(text, max_lines=80))

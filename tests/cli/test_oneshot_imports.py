@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 # ours, each needed only once the model calls a tool (or a feature is configured).
-# (agent.truncate is not among them: the renderer's tool view cuts results with it,
+# (text.truncate is not among them: the renderer's tool view cuts results with it,
 # and the renderer is loaded for every answer, in the background once the request is out.)
 OURS = tuple(f"swebash_py.{name}" for name in (
     "agent.executor", "approvals.audit", "approvals.decision",
