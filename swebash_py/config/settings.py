@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
+from swebash_py.config.mcp import McpServerSettings, check_server_names
 from swebash_py.config.names import ApprovalMode, SandboxMode
 from swebash_py.config.paths import config_path
 from swebash_py.config.table import Table, check_field
 from swebash_py.errors import ConfigError
-from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
 
 if TYPE_CHECKING:
     from swebash_py.config.gate import SettingsGate
