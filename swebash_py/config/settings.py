@@ -23,7 +23,7 @@ from swebash_py.errors import ConfigError
 
 if TYPE_CHECKING:
     from swebash_py.config.gate import SettingsGate
-    from swebash_py.project.loading import ProjectStatus
+    from swebash_py.config.project import ProjectStatus
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
@@ -199,7 +199,7 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     data = read_config_file(path)
     status = None
     if project is not None:
-        from swebash_py.project.settings import merge_project
+        from swebash_py.config.project import merge_project
 
         status = project(_workspace_of(data))
         data = merge_project(data, status.config)

@@ -144,7 +144,7 @@ def differences(before: Fingerprint | None, now: Fingerprint) -> list[str]:
 
 def describe_contents(root: Path) -> list[str]:
     """What a project's ``.swebash/`` holds, for the trust question."""
-    from swebash_py.project.settings import config_file, read_project_config
+    from swebash_py.config.project import config_file, read_project_config
 
     lines: list[str] = []
     try:

@@ -11,32 +11,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from swebash_py.config.paths import PROJECT_DIR, project_root
+from swebash_py.config.project import ProjectStatus, read_project_config
 from swebash_py.project import trust
 from swebash_py.project.fingerprint import describe_contents, take
-from swebash_py.project.settings import read_project_config
 
-__all__ = ["ProjectStatus", "describe_contents", "project_decider", "resolve_project"]
-
-
-@dataclass
-class ProjectStatus:
-    """The project folder (if it has a ``.swebash/``), whether it is trusted, why."""
-
-    root: Path | None = None
-    trusted: bool = False
-    reason: str = ""
-    config: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def commands_dir(self) -> Path | None:
-        if self.root is None or not self.trusted:
-            return None
-        return self.root / PROJECT_DIR / "commands"
+__all__ = ["describe_contents", "project_decider", "resolve_project"]
 
 
 # the question: the folder, and what changed since it was trusted ([]: never asked)
