@@ -157,6 +157,13 @@ def _warm_for(settings: Settings, invocation: Invocation) -> None:
         warmup.add(*warmup.TOOLS)
 
 
+def _hand_over_prompt() -> None:
+    """Take the early plain prompt down (before a question prints on the terminal)."""
+    from swebash_py.cli import early_prompt
+
+    early_prompt.hand_over()
+
+
 def execute(invocation: Invocation) -> int:
     """Run what the invocation asks for (REPL, ``-s``, one-shot); returns the exit code."""
     import asyncio
@@ -168,7 +175,7 @@ def execute(invocation: Invocation) -> int:
     from swebash_py.project.loading import project_decider
 
     settings = load_settings(invocation.setting_flags(),
-                             project=project_decider(invocation.trust))
+                             project=project_decider(invocation.trust, _hand_over_prompt))
     _warm_for(settings, invocation)
     piped = read_piped()
     question = compose_question(invocation.question, piped)

@@ -91,13 +91,14 @@ def ask_on_terminal(root: Path, changed: list[str]) -> bool | None:
     return answer.strip().lower() in ("y", "yes")
 
 
-def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
+def project_decider(trust_flag: bool, before_asking: Callable[[], None] = lambda: None
+                    ) -> Callable[[Path], ProjectStatus]:
     """How a question or the REPL decides whether the folder's ``.swebash/`` counts:
-    ``--trust``, a remembered answer, or a question on the terminal."""
+    ``--trust``, a remembered answer, or a question on the terminal (``before_asking``
+    runs first: the CLI takes its early plain prompt down, which the question would
+    print after)."""
     def ask(root: Path, changed: list[str]) -> bool | None:
-        from swebash_py.cli import early_prompt
-
-        early_prompt.hand_over()  # the question would print after the plain prompt
+        before_asking()
         return ask_on_terminal(root, changed)
 
     def decide(workspace: Path) -> ProjectStatus:
