@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
+from swebash_py.errors import ToolFailed
 from swebash_py.events import (
     ApprovalEvent,
     BlockStart,
@@ -32,7 +33,7 @@ from swebash_py.events import (
     TurnEvent,
 )
 from swebash_py.text.truncate import cap_middle
-from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult, redact_result
+from swebash_py.tools.base import Tool, ToolContext, ToolResult, redact_result
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from io import BufferedReader
 from pathlib import Path
 
-from swebash_py.tools.base import ToolFailed
+from swebash_py.errors import ToolFailed
 from swebash_py.tools.workspace import is_inside, resolve
 
 # O_PATH (Linux) needs no read permission on the directories on the way.

@@ -65,10 +65,6 @@ class ToolTraits:
         return self.path_arg is not None or self.kind == "execute"
 
 
-class ToolFailed(Exception):
-    """Raised inside a tool to return an error result with this message."""
-
-
 @dataclass
 class ToolContext:
     """What a running tool may use: where it works, its limits, a progress sink."""

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import Field
 
+from swebash_py.errors import ToolFailed
 from swebash_py.process.proc import ProcResult
 from swebash_py.process.values import is_secret_name
 from swebash_py.sandbox import runner as sandbox_runner
@@ -31,7 +32,7 @@ from swebash_py.sandbox.notes import access_note, status_note
 from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.workspace import mentions_protected, mentions_secret, real_workspace
 
 NONINTERACTIVE = {

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from pydantic import Field
 
+from swebash_py.errors import ToolFailed
 from swebash_py.fs.reader import file_kind, open_regular, read_capped
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.search import search
 from swebash_py.tools.workspace import ResolvedPath, is_inside, real_workspace, resolve
 

@@ -26,9 +26,10 @@ from typing import Any, Literal
 import pathspec
 from pydantic import Field
 
+from swebash_py.errors import ToolFailed
 from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.search import ALWAYS_SKIP, shown_path
 from swebash_py.tools.workspace import (
     is_inside,

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from swebash_py.tools.base import ToolFailed, ToolResult
+from swebash_py.errors import ToolFailed
+from swebash_py.tools.base import ToolResult
 from swebash_py.tools.proclines import stream_lines
 from swebash_py.tools.workspace import SecretsFilter, is_inside
 

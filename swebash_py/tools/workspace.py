@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swebash_py.config.paths import config_path, data_dir
+from swebash_py.errors import ToolFailed
 from swebash_py.sandbox.secrets import is_sensitive
-from swebash_py.tools.base import ToolFailed
 
 
 @dataclass(frozen=True)

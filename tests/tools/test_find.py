@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.errors import ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.find import FindFiles
 from tests.tools.conftest import call
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from swebash_py.config.paths import config_path, data_dir
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.errors import ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.edit import EditFile, WriteFile
 from swebash_py.tools.files import ReadFile
 from swebash_py.tools.workspace import mentions_secret, resolve
