@@ -26,10 +26,10 @@ from swebash_py.checkpoints.model import (
     record_folders,
 )
 from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import ResolvedPath, real_workspace, resolve
 from swebash_py.fs.writer import make_dirs_beneath, write_beneath
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
-from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
 MAX_EDIT_BYTES = 50 * 1024 * 1024
 

@@ -27,16 +27,16 @@ import pathspec
 from pydantic import Field
 
 from swebash_py.errors import ToolFailed
-from swebash_py.sandbox.secrets import is_sensitive
-from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
-from swebash_py.tools.search import ALWAYS_SKIP, shown_path
-from swebash_py.tools.workspace import (
+from swebash_py.fs.workspace import (
     is_inside,
     is_protected,
     real_workspace,
     resolve,
 )
+from swebash_py.sandbox.secrets import is_sensitive
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
+from swebash_py.tools.search import ALWAYS_SKIP, shown_path
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000

@@ -11,6 +11,7 @@ import atexit
 from pydantic import Field
 
 from swebash_py.errors import ToolFailed
+from swebash_py.fs.writer import remove_if_same
 from swebash_py.process import reaper
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.notes import status_note
@@ -96,7 +97,7 @@ class _SettingsSweep:
             return
         self.done = True
         atexit.unregister(self.at_exit)
-        removed = sweep(self.policy)
+        removed = sweep(self.policy, remove_if_same)
         if removed:
             self.job.note = sweep_note(removed, self.policy.workspace)
 

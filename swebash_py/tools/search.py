@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import SecretsFilter, is_inside
 from swebash_py.tools.base import ToolResult
 from swebash_py.tools.proclines import stream_lines
-from swebash_py.tools.workspace import SecretsFilter, is_inside
 
 MATCH_CAP = 200
 TIMEOUT = 30.0  # well inside the executor's (command_timeout + 15 s)
