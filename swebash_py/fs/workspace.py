@@ -75,6 +75,11 @@ def runs_code_later(path: Path) -> bool:
     return any(part in CONTROL_DIRS for part in path.parts)
 
 
+def shown_path(path: Path, workspace: Path) -> str:
+    """Relative to the workspace when inside it, else absolute."""
+    return str(path.relative_to(workspace)) if is_inside(path, workspace) else str(path)
+
+
 def is_inside(path: Path, workspace: Path) -> bool:
     """Component-wise containment (``/w2`` is not inside ``/w``)."""
     return path == workspace or path.is_relative_to(workspace)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from swebash_py.checkpoints.flow import Ask, from_turn, is_yes, last_turn, take_back
-from swebash_py.tools.search import shown_path
+from swebash_py.fs.workspace import shown_path
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl

@@ -32,11 +32,12 @@ from swebash_py.fs.workspace import (
     is_protected,
     real_workspace,
     resolve,
+    shown_path,
 )
 from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
-from swebash_py.tools.search import ALWAYS_SKIP, shown_path
+from swebash_py.tools.search import ALWAYS_SKIP
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from swebash_py.errors import ToolFailed
-from swebash_py.fs.workspace import SecretsFilter, is_inside
+from swebash_py.fs.workspace import SecretsFilter, is_inside, shown_path
 from swebash_py.tools.base import ToolResult
 from swebash_py.tools.proclines import stream_lines
 
@@ -187,11 +187,6 @@ class _Search:
 
     def _shown(self, full: str) -> str:
         return shown_path(Path(full), self.workspace)
-
-
-def shown_path(path: Path, workspace: Path) -> str:
-    """Relative to the workspace when inside it, else absolute."""
-    return str(path.relative_to(workspace)) if is_inside(path, workspace) else str(path)
 
 
 def format_match(shown: str, lineno: int, text: str, start: int) -> str:
