@@ -17,7 +17,8 @@ _CLEARED = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API
             "OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "SWEBASH_MODEL",
             "SWEBASH_API_BASE", "SWEBASH_APPROVAL", "NO_COLOR", "FORCE_COLOR", "COLUMNS",
             "LINES", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-            "all_proxy", "BRAVE_API_KEY", "SWEBASH_STORE_URL")
+            "all_proxy", "BRAVE_API_KEY", "SWEBASH_STORE_URL",
+            "SWEBASH_TERM_ID")  # a developer's own terminal history is not a test's
 
 
 @pytest.fixture(autouse=True)

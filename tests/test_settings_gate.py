@@ -126,6 +126,6 @@ def test_only_the_gate_and_the_loader_read_the_managed_policy() -> None:
     ``config show`` (names its source). No feature checks it on its own."""
     import re
 
-    managed_import = r"from swebash_py\.config(\.managed)? import (managed|ManagedPolicy)"
-    readers = {name for name, text in sources().items() if re.search(managed_import, text)}
+    pattern = r"from swebash_py\.config(\.managed)? import (managed|ManagedPolicy)"
+    readers = {name for name, text in sources().items() if re.search(pattern, text)}
     assert readers == {"config/gate.py", "config/settings.py", "cli/commands/config_cmd.py"}

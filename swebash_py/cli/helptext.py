@@ -42,6 +42,8 @@ Commands:
   sync [--status|--verify]                    upload to the team store now
   audit [--host H] [--user U] [--since WHEN]  every tool call and who allowed it
   shell-init bash|zsh|fish [--key KEY]        a key binding: wish on the line -> command
+  fix [N]                                     why this terminal's last failed command failed,
+                                              and a corrected command to run / edit / copy
   help                                        this help
 
 Exit codes: 0 done, 1 error, 2 usage error, 130 interrupted.

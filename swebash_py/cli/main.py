@@ -21,7 +21,7 @@ from swebash_py.cli.helptext import top_level_help
 
 TYPE_CHECKING = False  # not `typing`'s: `ai --version` does not import typing
 SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "sync",
-               "audit", "shell-init")  # the words typer handles
+               "audit", "shell-init", "fix")  # the words typer handles
 
 if TYPE_CHECKING:
     from swebash_py.cli.invocation import Invocation
@@ -179,6 +179,10 @@ def execute(invocation: Invocation) -> int:
     _warm_for(settings, invocation)
     piped = read_piped()
     question = compose_question(invocation.question, piped)
+    if question:  # this terminal's last commands, as context (as piped stdin is)
+        from swebash_py.shellhist.context import with_history
+
+        question = with_history(question, settings.shell_init.history)
     if not question:
         if sys.stdin.isatty() and not invocation.json_output:
             from swebash_py.repl.session import run_repl

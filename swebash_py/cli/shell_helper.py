@@ -44,6 +44,13 @@ def extract_command(answer: str) -> str | None:
     return text or None
 
 
+def extract_fenced(answer: str) -> str | None:
+    """The command in the answer's first fenced block; None without one (``ai
+    fix``: an answer with no block says that no command fixes it)."""
+    found = _FENCE.search(answer)
+    return (found.group(1).strip() or None) if found else None
+
+
 Choice = Literal["execute", "edit", "describe", "abort", "unclear"]
 ABORTED = "aborted: nothing was run"
 UNCLEAR = "answer e (execute), d (edit), D (describe) or a (abort)"
@@ -134,3 +141,67 @@ def parse_choice(text: str) -> Choice:
 def execute(command: str) -> int:
     """Run the command in the user's shell, attached to the terminal."""
     return subprocess.call([user_shell(), "-c", command])
+
+
+# `ai fix` / `/fix`: the corrected command, then run / edit / copy / abort.
+FIX_CHOICES = "[r]un / [e]dit / [c]opy / [a]bort: "
+FIX_UNCLEAR = "answer r (run), e (edit), c (copy) or a (abort)"
+FixChoice = Literal["run", "edit", "copy", "abort", "unclear"]
+
+
+def parse_fix_choice(text: str) -> FixChoice:
+    """The answer to FIX_CHOICES: r/run/y, e/edit, c/copy, a/abort/n or an empty
+    line (abort); anything else is unclear (ask again)."""
+    choice = text.strip().lower()
+    if choice in ("r", "run", "y", "yes"):
+        return "run"
+    if choice in ("e", "edit"):
+        return "edit"
+    if choice in ("c", "copy"):
+        return "copy"
+    if choice in ("", "a", "abort", "n", "no", "q"):
+        return "abort"
+    return "unclear"
+
+
+def clipboard_sequence(command: str) -> str:
+    """OSC 52: the terminal itself puts ``command`` (sanitised) on the clipboard —
+    no clipboard program to start, and it works over ssh and in tmux
+    (``set-clipboard on``); a terminal that does not allow it ignores it."""
+    import base64
+
+    data = base64.b64encode(for_command_line(command).encode("utf-8")).decode("ascii")
+    return f"\x1b]52;c;{data}\x07"
+
+
+COPIED = "copied to the clipboard (if your terminal allows OSC 52)"
+
+
+def offer_fix(command: str) -> str | None:
+    """``ai fix`` on a terminal: ask run / edit / copy / abort until answered;
+    returns the command to run in the user's shell, or None."""
+    from swebash_py.ui.terminal import ask_line, has_terminal, tell
+    from swebash_py.ui.visible import has_hidden
+
+    if not has_terminal():
+        return None
+    if has_hidden(command):  # the rendered answer showed it; spelled out only when it hides
+        tell(shown_command(command))
+    while True:
+        line = ask_line(FIX_CHOICES)
+        action = parse_fix_choice(line) if line is not None else "abort"  # EOF: abort
+        if action == "unclear":
+            tell(FIX_UNCLEAR)
+            continue
+        if action == "copy":
+            tell(clipboard_sequence(command) + COPIED)
+            return None
+        if action == "edit":
+            from prompt_toolkit import prompt
+
+            edited = prompt("edit> ", default=for_command_line(command)).strip()
+            return edited or None
+        if action == "abort":
+            tell(ABORTED)
+            return None
+        return command

@@ -22,6 +22,7 @@ def _register_subcommands() -> None:
         audit_cmd,
         config_cmd,
         doctor_cmd,
+        fix_cmd,
         mcp_cmd,
         sessions_cmd,
         shell_init_cmd,
@@ -41,6 +42,8 @@ def _register_subcommands() -> None:
     app.command("sync")(sync_cmd.sync)
     app.command("audit")(audit_cmd.audit)
     app.command("shell-init")(shell_init_cmd.shell_init)
+    app.command("fix", context_settings={"allow_extra_args": True,  # [N] and question flags
+                                         "ignore_unknown_options": True})(fix_cmd.fix)
 
 
 def run(args: list[str]) -> None:

@@ -106,6 +106,7 @@ class StoreSettings(Table):
 
 class ShellInitSettings(Table):
     key: str = "alt-\\"  # the key `ai shell-init` binds: alt-X or ctrl-X
+    history: bool = True  # the snippet records each finished command (for `ai fix`)
 
 
 class Settings(Table, dict=True):  # dict: room for the run's project status, not a key

@@ -33,6 +33,7 @@ COMMANDS = {
     "/init": "ask the model to write an AGENTS.md for this project",
     "/memory": "the AGENTS.md instructions the model was given",
     "/trust": "this folder's .swebash/ settings: /trust, /trust add, /trust revoke",
+    "/fix": "why this terminal's last failed command failed, and a fix: /fix [N]",
 }
 
 ARGUMENTS = {  # what Tab offers after the command
@@ -304,10 +305,58 @@ class SlashCommands:
 
         await ps(self.repl, arg)
 
+    async def cmd_fix(self, arg: str) -> None:
+        await fix_in_repl(self.repl, arg)
+
     async def cmd_trust(self, arg: str) -> None:
         from swebash_py.repl.trusting import trust_command
 
         await trust_command(self.repl, arg)
+
+
+async def fix_in_repl(repl: Repl, arg: str) -> None:
+    """`/fix [N]`: the N-th last failed command of the terminal the REPL was
+    started from (as `ai fix`), then run (as `!command`) / edit / copy / abort."""
+    from swebash_py.cli import shell_helper
+    from swebash_py.shellhist.context import fix_question
+    from swebash_py.shellhist.store import failed, read_history, terminal_id
+
+    if not repl.settings.shell_init.history or terminal_id() is None:
+        repl.say("no shell history for this terminal (`ai shell-init`, [shell_init] history)",
+                 "yellow")
+        return
+    nth = int(arg) if arg.isdigit() and int(arg) > 0 else 1
+    entry = failed(read_history(), nth)
+    if entry is None:
+        repl.say("no failed command in this terminal's history", "yellow")
+        return
+    answer: list[str] = []
+    await repl._turn(fix_question(entry, shell_helper.user_shell().rsplit("/", 1)[-1]),
+                     collect=answer)
+    command = shell_helper.extract_fenced("".join(answer))
+    if not command:
+        return
+    repl.console.print(Text(shell_helper.shown_command(command), style="bold"))
+    while True:
+        try:
+            action = shell_helper.parse_fix_choice(await repl.read_line(shell_helper.FIX_CHOICES))
+            if action == "edit":
+                command = (await repl.read_line(
+                    "edit> ", default=shell_helper.for_command_line(command))).strip()
+                action = "run" if command else "abort"
+        except (KeyboardInterrupt, EOFError):
+            action = "abort"
+        if action == "unclear":
+            repl.say(shell_helper.FIX_UNCLEAR, "yellow")
+            continue
+        if action == "run":
+            await repl._shell(command)
+        elif action == "copy":
+            repl.console.file.write(shell_helper.clipboard_sequence(command))
+            repl.say(shell_helper.COPIED, "dim")
+        else:
+            repl.say(shell_helper.ABORTED, "yellow")
+        return
 
 
 def cache_words(usage: Any) -> str:

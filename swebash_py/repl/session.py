@@ -36,6 +36,7 @@ from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
+from swebash_py.shellhist.context import recent_block
 from swebash_py.store.faults import ensure_data_dir
 from swebash_py.text.sanitize import one_line
 
@@ -111,6 +112,8 @@ class Repl:
         self._ask_lock = asyncio.Lock()
         self.commands = SlashCommands(self)
         self.pending_context: list[str] = []
+        if shell_history := recent_block(settings.shell_init.history):  # with the 1st question
+            self.pending_context.append(shell_history)
         self._turn_task: asyncio.Task[object] | None = None
         self._sandbox_said = False
         self.shell_dir = self._previous_dir = settings.workspace.resolve()

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import swebash_py
@@ -35,6 +36,23 @@ def copy_with(tmp_path: Path, module: str, planted: str) -> Path:
     target = tmp_path / "swebash_py" / module
     target.write_text(target.read_text() + planted)
     return tmp_path
+
+
+def layered() -> set[str]:
+    """Every module the layers contract names."""
+    config = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]
+    layers = next(c["layers"] for c in config["contracts"] if c["type"] == "layers")
+    return {name.strip() for layer in layers for name in layer.replace(":", "|").split("|")}
+
+
+def test_every_package_is_in_a_layer() -> None:
+    """A new package or top-level module outside the contract would escape it."""
+    ours = {f"swebash_py.{p.stem if p.suffix == '.py' else p.name}"
+            for p in PACKAGE.iterdir()
+            if (p.suffix == ".py" or (p / "__init__.py").exists())
+            and p.name not in ("__init__.py", "__main__.py")}
+    assert ours - layered() == set()
+    assert "swebash_py.config" in ours and "swebash_py.errors" in ours  # twin: it sees them
 
 
 def test_the_layers_hold() -> None:

@@ -27,6 +27,8 @@ ALLOWED = {
     ("swebash_py.approvals.remembered", "_read"): "our approvals.json in the data dir",
     ("swebash_py.approvals.remembered", "_locked"): "the lock file beside approvals.json",
     ("swebash_py.project.trust", "_records"): "our trust store in the data dir",
+    ("swebash_py.shellhist.store", "_read"): "the shell history our snippet appends to, in "
+        "the data dir (O_NOFOLLOW; redacted before the model sees it)",
     ("swebash_py.project.fingerprint", "_entry"): "digests .swebash/ files to bind trust "
                                                   "to them (hashed, never shown or sent)",
     ("swebash_py.project.trust", "_write"): "writes our trust store",

@@ -40,6 +40,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("swebash_py/images.py", "write_atomic"): "the images dir in our data dir",
     ("swebash_py/engine/modelinfo.py", "write_atomic"): "the model-info cache in our data dir",
     ("swebash_py/approvals/remembered.py", "write_atomic"): "the remembered approvals file",
+    ("swebash_py/shellhist/store.py", "write_atomic"): "this terminal's shell history in our "
+        "data dir, rewritten redacted and trimmed",
+    ("swebash_py/shellhist/store.py", "os.unlink"): "the shell history files of terminals "
+        "unused for 30 days, in our data dir",
     ("swebash_py/approvals/remembered.py", ".mkdir"): "its folder in our config dir",
     ("swebash_py/approvals/remembered.py", "open(write)"): "its lock file beside it",
     ("swebash_py/project/trust.py", ".mkdir"): "the trusted-folders store, our data",

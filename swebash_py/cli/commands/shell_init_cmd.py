@@ -16,12 +16,22 @@ def shell_init(
                       "else alt-\\)")] = None,
 ) -> None:
     """Print a snippet binding a key that turns the wish on the command line into a
-    suggested command, left on the line to edit (nothing runs).
+    suggested command, left on the line to edit (nothing runs); on an empty line
+    after a failed command, `ai fix`'s corrected command. It also records this
+    terminal's commands for `ai fix` (`[shell_init] history = false`: not).
 
     bash: eval "$(ai shell-init bash)"   zsh: eval "$(ai shell-init zsh)"
     fish: ai shell-init fish | source
     """
     from swebash_py.cli.shell_init import snippet
 
-    chosen = key or load_settings().shell_init.key
-    typer.echo(snippet(shell, chosen), nl=False)
+    settings = load_settings().shell_init
+    chosen = key or settings.key
+    directory = None
+    if settings.history:
+        from swebash_py.shellhist.store import history_dir, prune
+        from swebash_py.store.faults import ensure_data_dir
+
+        directory = ensure_data_dir(history_dir())  # the shell only appends to files in it
+        prune(directory)
+    typer.echo(snippet(shell, chosen, directory), nl=False)
