@@ -19,9 +19,10 @@ until the first call of the agent loop (``Agent.run_turn``):
 Each file's layer comes from the layers contract in this checkout's
 ``pyproject.toml`` (``[tool.importlinter]``, top first; a package it does not list is a
 layer of its own). A **step back up** is a call from a file into a file of a higher
-layer than the caller's (a lower layer calling up, which a one-way import graph
-cannot do except through a callback): counted over the path and over every call
-before the loop.
+layer than the caller's: counted over the path and over every call before the
+loop. With one-way imports a call can go back up only through a callback handed
+down (``load_settings(project=...)`` calling the CLI's trust decider): such calls
+are listed, and the imports back up should be none.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def layer_order() -> list[list[str]]:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     contracts = config["tool"]["importlinter"]["contracts"]
     layers = next(c["layers"] for c in contracts if c["type"] == "layers")
-    return [[name.strip() for name in layer.split("|")] for layer in layers]
+    # "a | b" (independent) and "a : b" (siblings that may import each other): one layer
+    return [[name.strip() for name in layer.replace(":", "|").split("|")] for layer in layers]
 
 
 def layer_of(module: str, layers: list[list[str]]) -> tuple[int, str]:
