@@ -38,6 +38,13 @@ class SwebashError(Exception):
     exit_code: int = 1
 
 
+def install_extra(extra: str) -> str:
+    """How to add an optional part (pyproject's extras), as every message that
+    needs one says it: ``pip install 'swebash-py[team]' (or ./scripts/install.sh
+    --team)``."""
+    return f"pip install 'swebash-py[{extra}]' (or ./scripts/install.sh --{extra})"
+
+
 class ConfigError(SwebashError):
     """The configuration file, environment or flags hold something invalid."""
 

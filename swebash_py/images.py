@@ -14,7 +14,7 @@ import io
 from pathlib import Path
 
 from swebash_py.engine.messages import ImageBlock, TextBlock
-from swebash_py.errors import ImageError
+from swebash_py.errors import ImageError, install_extra
 
 MAX_BYTES = 3_750_000  # Anthropic takes 5 MB of base64 per image: 3.75 MB of bytes
 MAX_SIDE = 8000  # pixels; Anthropic refuses larger
@@ -98,10 +98,11 @@ def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
     """A smaller copy that fits ``MAX_BYTES`` (png stays png when it can; else jpeg)."""
     try:
         from PIL import Image
-    except ImportError as exc:
+    except ImportError as exc:  # an optional part: the [images] extra
         raise ImageError(f"cannot attach {path}: {len(data) / 1e6:.1f} MB is over the "
-                         f"{MAX_BYTES / 1e6:.2f} MB providers take, and Pillow (to make it "
-                         "smaller) is not installed") from exc
+                         f"{MAX_BYTES / 1e6:.2f} MB providers take, and making it smaller "
+                         f"needs Pillow, the [images] extra: {install_extra('images')}"
+                         ) from exc
     try:
         with Image.open(io.BytesIO(data)) as img:
             img.load()

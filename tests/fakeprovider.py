@@ -281,6 +281,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        """A models list (``ai doctor``'s probe; it spends no tokens), recorded."""
+        self.server.provider._next_reply_get(RecordedRequest(
+            self.path, {k.lower(): v for k, v in self.headers.items()}, {},
+            arrived=time.monotonic()))
+        if self.path.rstrip("/") not in ("/models", "/v1/models"):
+            self.send_error(404)
+            return
+        body = json.dumps({"object": "list", "data": [
+            {"id": "x", "object": "model", "owned_by": "fake"}]}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -529,6 +545,12 @@ class FakeProvider:
                 reply = self._last
             self._cond.notify_all()
             return reply
+
+    def _next_reply_get(self, record: RecordedRequest) -> None:
+        """A GET is recorded but takes no scripted reply."""
+        with self._cond:
+            self.requests.append(record)
+            self._cond.notify_all()
 
     def _note_disconnect(self) -> None:
         with self._cond:

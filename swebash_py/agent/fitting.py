@@ -12,7 +12,13 @@ import json
 from collections.abc import AsyncIterator, Callable
 
 from swebash_py.engine import modelinfo
-from swebash_py.engine.context import ContextManager, FitResult, merge_same_role
+from swebash_py.engine.compaction_state import STATE_INSTRUCTION, recorded, state_text
+from swebash_py.engine.context import (
+    ContextManager,
+    FitResult,
+    merge_same_role,
+    split_summary,
+)
 from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.events import ProviderEvent, TextDelta, UsageReport
 from swebash_py.provider.base import ChatRequest, ToolSpec
@@ -20,10 +26,7 @@ from swebash_py.provider.base import ChatRequest, ToolSpec
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
 DEFAULT_REPLY_BUDGET = 4_096
 SUMMARY_TOKENS = 1_024
-SUMMARY_INSTRUCTION = (
-    "Summarise the conversation above for your own later use, in at most 300 words: "
-    "the user's goals, what was done (commands run, files changed and their paths), "
-    "what was found, decisions made, and what is still open. Facts only; no preamble.")
+SUMMARY_INSTRUCTION = STATE_INSTRUCTION  # a structured state (engine.compaction_state)
 
 
 class ContextFitter:
@@ -89,6 +92,14 @@ class ContextFitter:
         return self.manager.counter.text(text)
 
     async def _summarize(self, messages: list[Message]) -> str:
+        """The state of ``messages``: the parts we record ourselves (the user's
+        words, refusals, changed files; carried over from an earlier state) and
+        the model's headings."""
+        previous, body = split_summary(messages)
+        parts = recorded(body, previous)
+        return state_text(await self._model_state(messages), parts)
+
+    async def _model_state(self, messages: list[Message]) -> str:
         conversation = [*messages, Message("user", [TextBlock(SUMMARY_INSTRUCTION)])]
         request = ChatRequest(model=self._model(), messages=merge_same_role(conversation),
                               system="You write concise, factual summaries.",

@@ -82,6 +82,10 @@ class Fitter(Protocol):
         """The provider counted ``input_tokens`` for the last fitted request."""
         ...
 
+    def window(self) -> int:
+        """The context window the history is fitted to (sent to Ollama as num_ctx)."""
+        ...
+
 
 class NullRecorder:
     session_id: str | None = None
@@ -106,6 +110,7 @@ class AgentOptions:
     debug: bool = False
     session_id: str | None = None
     tool_timeout: float | None = None
+    text_tool_calls: bool = True  # [tools] text_tool_calls (agent.textcalls)
     cost_fn: Callable[[str, int, int, int, int], float | None] = (
         lambda *_args: None)
 
@@ -237,7 +242,7 @@ class Agent:
         assembler = ReplyAssembler(emit, next_index, record)
         executor: ToolExecutor | None = None  # made at the reply's first tool call
         try:
-            async for event in self._request_stream(emit):
+            async for event in self._guarded(self._request_stream(emit), emit):
                 for call in assembler.feed(event):
                     executor = executor or self._executor(emit, next_index, record)
                     executor.submit(call)
@@ -272,6 +277,19 @@ class Agent:
         self._append("user", [*results, *self._tool_images(executor, record)])
         state.rounds_with_tools += 1
         return Finish("tool_calls")
+
+    def _guarded(self, events: AsyncIterator[ProviderEvent],
+                 emit: Callable[[TurnEvent], None]) -> AsyncIterator[ProviderEvent]:
+        """The reply's events through the local-model guards: calls written as text
+        made real (when tools are offered and it is on), an endless line ended."""
+        from swebash_py.agent.repetition import without_loops
+
+        names = [spec.name for spec in self._tool_specs()]
+        if names and self.options.text_tool_calls:
+            from swebash_py.agent.textcalls import with_text_calls
+
+            events = with_text_calls(events, names)
+        return without_loops(events, emit)
 
     def _executor(self, emit: Callable[[TurnEvent], None], next_index: Callable[[], int],
                   record: Callable[[Block], None]) -> ToolExecutor:
@@ -321,7 +339,8 @@ class Agent:
         o = self.options
         return ChatRequest(model=o.model, messages=list(messages), system=o.system or None,
                            tools=tools, temperature=o.temperature, max_tokens=o.max_tokens,
-                           api_base=o.api_base)
+                           api_base=o.api_base,
+                           context_window=self._fitter.window() if self._fitter else None)
 
     def _tool_specs(self) -> list[ToolSpec]:
         return list(self._registry.specs()) if self.options.tools_enabled else []

@@ -74,6 +74,11 @@ class PolicyApprover:
         self._preview_mode = preview_mode
 
     @property
+    def can_ask(self) -> bool:
+        """Whether anyone can answer a question (the system prompt says so)."""
+        return self._asker is not None
+
+    @property
     def _configured(self) -> RuleSet:
         return _or_empty(self._configured_rules)
 

@@ -19,13 +19,13 @@ from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
 from swebash_py.cli import startup_gc
 from swebash_py.config.settings import Settings
 from swebash_py.engine.secrets import redact
-from swebash_py.engine.system_prompt import build_system_prompt
+from swebash_py.engine.system_prompt import RunMode, build_system_prompt
 from swebash_py.errors import ConfigError, SwebashError
 from swebash_py.project.extensions import Extensions, build_extensions
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
 from swebash_py.store import Store
-from swebash_py.store.opening import open_store
+from swebash_py.store.opening import open_store as open_store  # re-exported for callers
 from swebash_py.store.recorder import StoreRecorder
 from swebash_py.tools.background import JobTable
 from swebash_py.tools.base import ToolContext
@@ -85,7 +85,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
                             connect_timeout=settings.connect_timeout,
                             stream_idle_timeout=settings.stream_idle_timeout)
     options = agent_options(settings, registry, no_tools, debug, session_id,
-                            extensions.instructions.prompt_text())
+                            extensions.instructions.prompt_text(), can_ask=approver.can_ask)
     fitter = ContextFitter(lambda: options.model, client.stream,
                            context_window=settings.context_window,
                            max_tokens=settings.max_tokens, api_base=lambda: options.api_base)
@@ -116,14 +116,18 @@ def tool_hooks(settings: Settings, cwd: str, on_notice: Callable[[str], None]
 
 
 def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, debug: bool,
-                  session_id: str | None, instructions: str = "") -> AgentOptions:
+                  session_id: str | None, instructions: str = "",
+                  can_ask: bool = True) -> AgentOptions:
+    mode = RunMode(settings.approval, settings.sandbox.mode, settings.sandbox.network,
+                   settings.sandbox.preview, can_ask)
     system = build_system_prompt(settings.workspace, registry.names(), settings.system_prompt,
-                                 instructions=instructions)
+                                 instructions=instructions, mode=mode)
     return AgentOptions(
         model=settings.resolved_model, system=system, max_iterations=settings.max_iterations,
         temperature=settings.temperature, max_tokens=settings.max_tokens,
         api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
-        session_id=session_id, cost_fn=_cost)
+        session_id=session_id, cost_fn=_cost,
+        text_tool_calls=settings.tools.text_tool_calls)
 
 
 def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,

@@ -62,18 +62,25 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     from swebash_py.images import attach
 
     images = [attach(path) for path in invocation.images]  # a bad one: nothing is sent
-    renderer: Renderer = _Quiet() if show == "nothing" else _make_renderer(invocation)
+    renderer: Renderer = (_Quiet() if show == "nothing"
+                          else _make_renderer(invocation, settings))
+    json_output = invocation.json_output
+
+    def on_notice(message: str) -> None:
+        with renderer.suspend():  # the working indicator steps aside for the line
+            _note_line(message)
+
     session = build_session(settings, resume=invocation.session,
                             continue_last=invocation.continue_last,
                             no_tools=invocation.no_tools, debug=invocation.debug,
-                            renderer_suspend=renderer.suspend, on_notice=_note_line)
-    json_output = invocation.json_output
+                            renderer_suspend=renderer.suspend, on_notice=on_notice)
 
     def on_error(event: ErrorEvent) -> None:
         if json_output:
             renderer.handle(event)
         else:
-            _error_line(sys.stderr, event.message)
+            with renderer.suspend():
+                _error_line(sys.stderr, event.message)
 
     extensions = session.extensions
     unsaved = False
@@ -119,7 +126,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     return code or 1 if unsaved else code
 
 
-def _make_renderer(invocation: Invocation) -> Renderer:
+def _make_renderer(invocation: Invocation, settings: Settings) -> Renderer:
     if invocation.json_output:
         from swebash_py.render.jsonl import JsonRenderer
 
@@ -129,14 +136,18 @@ def _make_renderer(invocation: Invocation) -> Renderer:
 
     # Built at the first paint, once cli.warmup has imported what it draws with.
     # In plain mode (output piped or redirected) tool lines and notes go to
-    # stderr, so `ai "q" > answer.md` holds only the answer.
-    return LateRenderer(_rendered, warmup.wait, begin=warmup.go_when_waiting)
+    # stderr, so `ai "q" > answer.md` holds only the answer. On a terminal the
+    # working indicator turns from the question on (render.waiting), rich or not yet.
+    usage = settings.ui.usage
+    return LateRenderer(lambda: _rendered(usage), warmup.wait, begin=warmup.go_when_waiting,
+                        spinner=True)
 
 
-def _rendered() -> Renderer:
-    from swebash_py.render import make_renderer
+def _rendered(show_usage: bool) -> Renderer:
+    from swebash_py.render import make_renderer, waiting
 
-    return make_renderer(status_to_stderr=True)
+    return make_renderer(status_to_stderr=True, show_usage=show_usage,
+                         wait_from=waiting.early_started())
 
 
 class _Quiet:

@@ -33,6 +33,7 @@ class ToolsSettings(Table):
     command_timeout: Positive = 120.0
     max_output_chars: Annotated[int, msgspec.Meta(ge=1_000)] = 30_000
     workspace: Path | None = None  # checked to exist when loaded (load_settings)
+    text_tool_calls: bool = True  # calls a model writes as text are run (agent.textcalls)
 
 
 def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
@@ -109,6 +110,10 @@ class ShellInitSettings(Table):
     history: bool = True  # the snippet records each finished command (for `ai fix`)
 
 
+class UiSettings(Table):
+    usage: bool = True  # one dim line of tokens (and cost) after each answer on a terminal
+
+
 class Settings(Table, dict=True):  # dict: room for the run's project status, not a key
     model: str | None = None
     api_base: str | None = None
@@ -134,6 +139,7 @@ class Settings(Table, dict=True):  # dict: room for the run's project status, no
     store: StoreSettings = msgspec.field(default_factory=StoreSettings)
     mcp_servers: dict[str, McpServerSettings] = msgspec.field(default_factory=dict)
     shell_init: ShellInitSettings = msgspec.field(default_factory=ShellInitSettings)
+    ui: UiSettings = msgspec.field(default_factory=UiSettings)
 
     def __post_init__(self) -> None:
         check_field("mcp_servers", check_server_names, self.mcp_servers)

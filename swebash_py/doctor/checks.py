@@ -75,6 +75,19 @@ def preview_check(settings: Settings) -> Check:
 
 
 def provider_check(settings: Settings) -> Check:
+    """The key (when one is needed), then whether the provider answers (``reach``)."""
+    found = key_check(settings)
+    if found.status == "fail":
+        return found
+    from swebash_py.doctor.reach import reach
+
+    status, detail = reach(settings.resolved_model, settings.api_base)
+    worst: Status = "fail" if "fail" in (status, found.status) else (
+        "warn" if "warn" in (status, found.status) else "ok")
+    return Check("provider", worst, f"{found.detail}; {detail}")
+
+
+def key_check(settings: Settings) -> Check:
     model = settings.resolved_model
     provider = model.split("/", 1)[0] if "/" in model else "openai"
     if provider in _KEYLESS:

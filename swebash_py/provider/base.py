@@ -34,6 +34,7 @@ class ChatRequest:
     timeout: float = 600.0
     stall_timeout: float = 120.0  # stream_idle_timeout: longest wait for one complete event
     connect_timeout: float = 10.0
+    context_window: int | None = None  # what the conversation is fitted to (provider.local)
 
 
 class Backend(Protocol):

@@ -25,7 +25,7 @@ from swebash_py.errors import (
     StreamStalled,
 )
 from swebash_py.events import ProviderEvent, RedactedThinking, ThinkingSignature
-from swebash_py.provider import caching, openai_wire
+from swebash_py.provider import caching, local, openai_wire
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.idle import idle_limited
 from swebash_py.provider.litellm_errors import map_exception
@@ -135,6 +135,8 @@ class LiteLLMBackend:
         optional = {"temperature": request.temperature, "max_tokens": request.max_tokens,
                     "api_base": request.api_base, "api_key": request.api_key}
         kwargs.update({k: v for k, v in optional.items() if v is not None})
+        if (size := local.num_ctx(request)) is not None:
+            kwargs["num_ctx"] = size  # litellm's Ollama routes put it in the native options
         return kwargs
 
 

@@ -28,6 +28,7 @@ from swebash_py.events import (
     ToolCallStart,
     UsageReport,
 )
+from swebash_py.provider import local
 from swebash_py.provider.base import ChatRequest, ToolSpec
 from swebash_py.provider.finish import normalize
 
@@ -49,6 +50,8 @@ def build_request(request: ChatRequest, model: str) -> dict[str, Any]:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:
         body["max_tokens"] = request.max_tokens
+    if (size := local.num_ctx(request)) is not None:
+        body["options"] = {"num_ctx": size}
     return body
 
 

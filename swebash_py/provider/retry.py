@@ -9,6 +9,11 @@ Every wait is bounded: a ``retry-after`` over ``max_retry_after`` fails at
 once (naming the wait asked for), an error may cap its own retries (a refused
 connection is retried once), a stalled stream is not retried. With the
 defaults a dead provider fails within about two minutes (see the README).
+
+A stream that ends before its first content is a cut too, however it ended:
+litellm turns a body closed early into a plain ``stop`` with nothing in it
+(no text, no usage), which would otherwise reach the user as "the model
+returned an empty answer" (``empty_stop``).
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from swebash_py.errors import ProviderError
-from swebash_py.events import ProviderEvent, UsageReport
+from swebash_py.errors import ProviderError, StreamCut
+from swebash_py.events import Finish, ProviderEvent, UsageReport
 from swebash_py.provider.base import Backend, ChatRequest
 
 
@@ -63,6 +68,13 @@ def connection_refused(exc: BaseException | None) -> bool:
     return False
 
 
+def empty_stop(event: ProviderEvent, usage: bool) -> bool:
+    """A ``stop`` before any content and without the usage every finished reply
+    reports: the body was cut, not answered (an answer that is really empty
+    still carries its usage and is passed on)."""
+    return isinstance(event, Finish) and event.reason == "stop" and not usage
+
+
 async def stream_with_retry(
     backend: Backend,
     request: ChatRequest,
@@ -72,10 +84,14 @@ async def stream_with_retry(
     """Yield the backend's events, retrying failures that happened before output."""
     attempt, waited = 0, 0.0
     while True:
-        shown = False
+        shown = usage = False
         try:
             async for event in backend.stream(request):
-                if not isinstance(event, UsageReport):
+                if isinstance(event, UsageReport):
+                    usage = True
+                elif not shown and empty_stop(event, usage):
+                    raise StreamCut("the stream ended before its first content")
+                else:
                     shown = True
                 yield event
             return

@@ -53,7 +53,7 @@ def make_renderer(
 
         if status_to_stderr:
             options.setdefault("status", Console(stderr=True))
-        known = {"status", "show_usage", "result_lines"}
+        known = {"status", "result_lines"}  # no usage line in a pipe (the contract)
         return PlainRenderer(console, **{k: v for k, v in options.items() if k in known})
     options.pop("status", None)
     from swebash_py.render.console import Renderer

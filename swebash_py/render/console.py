@@ -41,6 +41,7 @@ from swebash_py.render.lines import (
     stop_reason_line,
     thinking_line,
     usage_line,
+    wait_line,
 )
 from swebash_py.render.live import LiveArea
 from swebash_py.render.markdown_stream import MarkdownStream
@@ -51,6 +52,7 @@ from swebash_py.render.tools_view import (
     result_view,
     short_args,
 )
+from swebash_py.render.transcript import SandboxNotes, UsageTally
 
 ThinkingMode = Literal["compact", "full", "hidden"]
 
@@ -69,6 +71,7 @@ class Renderer:
         tick: float | None = 0.1,
         code_theme: str = "monokai",
         result_lines: int = 8,
+        wait_from: float | None = None,
     ) -> None:
         self.console = console
         self.show_usage = show_usage
@@ -83,6 +86,12 @@ class Renderer:
         self._thought: list[str] | None = None
         self._thought_started = 0.0
         self._printed = False  # anything printed in this turn (for spacing)
+        # The working indicator: since when the model has been awaited (None: it is not).
+        # ``wait_from``: the first wait began before this renderer existed (render.late).
+        self._wait_from = wait_from
+        self._waiting_from: float | None = None
+        self._wait_spinner: RenderableType | None = None
+        self._usage = UsageTally()
         self._area = LiveArea(
             console, self._live_parts, self._lock, clock, max_fps=max_fps, tick=tick,
             prepare=self._settle_text,
@@ -106,25 +115,39 @@ class Renderer:
                 if state is not None and event.by == "user":
                     state.started = self._clock()  # the user's thinking time is not the tool's
                     state.asked = True
-                self._print(approval_line(event, state.args if state else ""))
+                if not self._said_by_the_result(event, state):
+                    self._print(approval_line(event, state.args if state else ""))
             elif isinstance(event, PreviewEvent):
-                self._print(preview_lines(event.outcome, event.summary, full=False))
+                self._on_preview(event)
             elif isinstance(event, UsageEvent):
-                if self.show_usage:
-                    self._print(usage_line(event))
+                self._usage.add(event)
             elif isinstance(event, Notice):
                 self._print(notice_line(event.message))
             elif isinstance(event, ErrorEvent):
                 self._print(error_line(event.message))
             elif isinstance(event, TurnStart):
                 self._printed = False
+                self._usage = UsageTally()
+                if self._waiting_from is None:  # else: waiting since ``waiting()``
+                    self._wait(self._wait_from)
+                self._wait_from = None
             elif isinstance(event, TurnComplete):
                 self.close()
                 self._print(stop_reason_line(event.stop_reason))
+                if self.show_usage:
+                    self._print(usage_line(self._usage))
+
+    def waiting(self) -> None:
+        """The question is sent: show the working indicator now (the turn's first
+        event may come later, after the front-end's own preparations)."""
+        with self._lock:
+            if self._waiting_from is None:
+                self._wait(self._wait_from)
 
     def close(self) -> None:
         """Flush open text, note unfinished tools, and erase the live region."""
         with self._lock:
+            self._waiting_from = None
             self._end_text()
             self._end_thinking()
             now = self._clock()
@@ -135,13 +158,23 @@ class Renderer:
 
     @contextmanager
     def suspend(self) -> Iterator[None]:
-        """Hide live regions while something else uses the terminal."""
-        with self._area.suspend():
-            yield
+        """Hide live regions while something else uses the terminal (a question:
+        the time it is open is the user's, not the running tools')."""
+        asked = self._clock()
+        try:
+            with self._area.suspend():
+                yield
+        finally:
+            with self._lock:
+                paused = self._clock() - asked
+                for state in self._tools.values():
+                    if state.ran_from is not None and state.ended is None:
+                        state.paused += paused
 
     # ------------------------------------------------------------ blocks
 
     def _on_start(self, event: BlockStart) -> None:
+        self._waiting_from = None  # the model answers
         if event.kind == "text":
             self._begin_text()
         elif event.kind == "thinking":
@@ -153,6 +186,7 @@ class Renderer:
             self._area.update(force=True)
 
     def _on_delta(self, event: BlockDelta) -> None:
+        self._waiting_from = None
         if event.kind == "text":
             stream = self._text or self._begin_text()
             stream.feed(event.text)
@@ -173,6 +207,8 @@ class Renderer:
             state.args = short_args(state.tool, event.input)
         elif event.kind == "tool_result":
             self._finish_tool(event)
+            if not self._tools and self._text is None and self._thought is None:
+                self._wait(None)  # the results go back to the model: waiting again
         self._settle_area()
 
     def _begin_text(self) -> MarkdownStream:
@@ -227,11 +263,43 @@ class Renderer:
         display = event.display
         if state.asked and display and looks_like_diff(display):  # seen in the question
             display = event.content.split("\n", 1)[0]
+        display = SandboxNotes.quiet(display if display is not None else event.content)
         view = result_view(
             state, event.content, is_error=event.is_error, display=display,
             now=now, max_lines=self._result_lines,
         )
         self._print(view)
+
+    def _on_preview(self, event: PreviewEvent) -> None:
+        state = self._tools.get(event.call_id)
+        if event.outcome == "applied" and state is not None:
+            state.applied = True  # the result's own "[changes applied: ...]" line says it
+            return
+        self._print(preview_lines(event.outcome, event.summary, full=False))
+
+    @staticmethod
+    def _said_by_the_result(event: ApprovalEvent, state: ToolState | None) -> bool:
+        """A preview the user applied: the result line says so, the "allowed" line
+        would say it twice (unless it remembered a rule, which is news)."""
+        return (state is not None and state.applied and event.by == "user"
+                and "remembered " not in (event.reason or ""))
+
+    # ------------------------------------------------------------ waiting
+
+    def _wait(self, since: float | None) -> None:
+        """Show the working indicator: the model is awaited from ``since`` (now)."""
+        self._waiting_from = self._clock() if since is None else since
+        self._area.update(force=True)
+
+    def _wait_part(self) -> RenderableType:
+        from rich.spinner import Spinner
+
+        assert self._waiting_from is not None
+        text = wait_line(self._clock() - self._waiting_from)
+        if not isinstance(self._wait_spinner, Spinner):
+            self._wait_spinner = Spinner("dots", style="cyan")
+        self._wait_spinner.update(text=text)
+        return self._wait_spinner
 
     # ------------------------------------------------------------ live region
 
@@ -244,6 +312,8 @@ class Renderer:
                 parts.append(self._text.preview())
             if self._tools:
                 parts.append(self._tools_view)
+            if self._waiting_from is not None and not parts:
+                parts.append(self._wait_part())
             return parts
 
     def _settle_text(self) -> None:
@@ -251,7 +321,8 @@ class Renderer:
             self._text.settle()
 
     def _settle_area(self) -> None:
-        if self._thought is None and self._text is None and not self._tools:
+        if (self._thought is None and self._text is None and not self._tools
+                and self._waiting_from is None):
             self._area.stop()
         else:
             self._area.update(force=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from swebash_py.events import UsageEvent
 from swebash_py.render.tools_view import ToolState
+from swebash_py.render.transcript import UsageTally
+from swebash_py.render.waiting import wait_text
 from swebash_py.text.sanitize import neutralize, one_line
 
 _THINK_STYLE = "dim italic"
@@ -52,13 +53,15 @@ def error_line(message: str) -> Text:
     return Text("Error: " + one_line(message, 500), style="red")
 
 
-def usage_line(event: UsageEvent) -> Text:
-    parts = [f"{event.input_tokens} in", f"{event.output_tokens} out"]
-    if event.cache_read_tokens:
-        parts.append(f"{event.cache_read_tokens} cached")
-    if event.cost is not None:
-        parts.append(f"${event.cost:.4f}")
-    return Text("tokens: " + ", ".join(parts), style="dim")
+def usage_line(usage: UsageTally) -> Text | None:
+    """One dim line for the answer's requests added up (None before any)."""
+    line = usage.line()
+    return Text(line, style="dim") if line else None
+
+
+def wait_line(seconds: float) -> Text:
+    """The working indicator's words (the spinner is drawn beside them)."""
+    return Text(wait_text(seconds), style="dim")
 
 
 def cancelled_line(state: ToolState, now: float) -> Text:

@@ -34,6 +34,7 @@ from swebash_py.render.lines import (
     usage_line,
 )
 from swebash_py.render.tools_view import ToolState, approval_line, result_view, short_args
+from swebash_py.render.transcript import UsageTally
 from swebash_py.text.sanitize import StreamNeutralizer, one_line
 
 
@@ -51,6 +52,7 @@ class PlainRenderer:
         self._at_line_start = True
         self._args: dict[str, str] = {}
         self._clean = StreamNeutralizer()
+        self._usage = UsageTally()
 
     def handle(self, event: TurnEvent) -> None:
         if isinstance(event, BlockDelta):
@@ -65,8 +67,7 @@ class PlainRenderer:
         elif isinstance(event, PreviewEvent):
             self._line(preview_lines(event.outcome, event.summary, full=True))
         elif isinstance(event, UsageEvent):
-            if self.show_usage:
-                self._line(usage_line(event))
+            self._usage.add(event)
         elif isinstance(event, Notice):
             self._line(notice_line(event.message))
         elif isinstance(event, ErrorEvent):
@@ -74,6 +75,9 @@ class PlainRenderer:
         elif isinstance(event, TurnComplete):
             self.close()
             self._line(stop_reason_line(event.stop_reason))
+            if self.show_usage:  # never chosen for a pipe (make_renderer), kept for tests
+                self._line(usage_line(self._usage))
+            self._usage = UsageTally()
 
     def _write(self, text: str) -> None:
         if text:

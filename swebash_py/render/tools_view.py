@@ -13,6 +13,7 @@ from rich.text import Text
 
 from swebash_py.events import ApprovalEvent
 from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
+from swebash_py.render.transcript import command_failed
 from swebash_py.text.sanitize import StreamNeutralizer, one_line
 from swebash_py.text.truncate import split_cut
 
@@ -54,6 +55,8 @@ class ToolState:
     ran_from: float | None = None
     ended: float | None = None
     asked: bool = False  # the user saw the question (its diff) and answered
+    applied: bool = False  # a preview of it was applied (its result says so)
+    paused: float = 0.0  # seconds a question was open while it ran: the user's, not its
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
     partial: str = ""
     clean: StreamNeutralizer = field(default_factory=StreamNeutralizer, repr=False)
@@ -69,7 +72,7 @@ class ToolState:
 
     def elapsed(self, now: float) -> float:
         begin = self.ran_from if self.ran_from is not None else self.started
-        return max(0.0, (self.ended if self.ended is not None else now) - begin)
+        return max(0.0, (self.ended if self.ended is not None else now) - begin - self.paused)
 
     def title(self, now: float, *, timer: bool = True) -> Text:
         text = Text()
@@ -104,7 +107,10 @@ class ToolsView:
         parts: list[RenderableType] = []
         for state in self._tools.values():
             spinner = self._spinners.setdefault(state.call_id, Spinner("dots", style="cyan"))
-            spinner.update(text=state.title(now))
+            title = state.title(now)
+            if state.status == "running":
+                title.append(" · Ctrl-C to stop", style="dim")
+            spinner.update(text=title)
             parts.append(spinner)
             lines = [*state.tail, state.partial] if state.partial else list(state.tail)
             for line in lines[-TAIL_LINES:]:
@@ -123,6 +129,8 @@ def result_view(
 ) -> Text:
     """What stays in scrollback once a tool finished."""
     title = state.title(now)
+    if not is_error and command_failed(content):  # ran, and exited non-zero
+        return _failed_view(title, display if display is not None else content, max_lines)
     if is_error:
         line = Text(style="red")
         line.append("✗ ", style="bold")
@@ -145,6 +153,18 @@ def result_view(
     if model_cut:
         out.append(f"\n  (the model saw a shortened version: {model_cut:,} lines cut from "
                    "the middle)", style="dim italic")
+    return out
+
+
+def _failed_view(title: Text, body: str, max_lines: int) -> Text:
+    """A command that exited non-zero: ``✗`` and its output (it says why)."""
+    out = Text()
+    out.append("✗ ", style="bold red")
+    out.append_text(title)
+    shown = render_lines(split_cut(body)[0] or "", max_lines=max_lines)
+    if shown:
+        out.append("\n")
+        out.append_text(shown)
     return out
 
 

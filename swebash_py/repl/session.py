@@ -391,7 +391,9 @@ class Repl:
         if mcp and mcp.starting():  # the prompt did not wait for them; the first turn does
             self.say("waiting for MCP servers to start…", "dim")
             await mcp.wait_ready()
-        self.renderer = make_renderer(self.console)
+        self.renderer = make_renderer(self.console, show_usage=self.settings.ui.usage)
+        if hasattr(self.renderer, "waiting"):  # a terminal: the indicator from Enter on
+            self.renderer.waiting()
         def on_error(event: ErrorEvent) -> None:
             self.renderer.close()
             self.say(f"Error: {event.message}", "bold red")

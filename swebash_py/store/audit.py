@@ -15,8 +15,11 @@ def audit_row(record: CallRecord, session_id: str | None, turn_uid: str | None,
     values = secret_values()
     output = scrub(record.output, values) if record.output is not None else None
     sha, length = digest(output) if output is not None else (None, None)
+    description = record.arguments.get("description")  # run_command's, the model's words
     return {"time": record.time, "session_id": session_id, "turn_uid": turn_uid, "cwd": cwd,
             "tool": record.tool, "command": scrub(record.subject, values),
             "decision": record.decision, "allowed": int(record.allowed),
             "exit_code": record.exit_code, "duration_ms": record.duration_ms,
-            "output_sha256": sha, "output_length": length, "output": output}
+            "output_sha256": sha, "output_length": length, "output": output,
+            "description": (scrub(description, values)
+                            if isinstance(description, str) else None)}

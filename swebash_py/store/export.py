@@ -50,17 +50,29 @@ def _block_md(block: BlockRecord) -> str:
     return f"**{label}** `{data.get('name', '?')}`\n\n{_fence(block.text)}"
 
 
+def markdown_header(info: SessionInfo) -> str:
+    """The title and the facts above the first turn (``to_markdown``'s first part)."""
+    return "\n".join([f"# {info.title or 'Untitled session'}", "",
+                      f"- session: `{info.id}`", f"- model: {info.model or 'unknown'}",
+                      f"- directory: {info.cwd or 'unknown'}",
+                      f"- started: {_iso(info.created)}", ""]) + "\n"
+
+
+def turn_markdown(turn: TurnRecord) -> str:
+    """One turn, ending in a blank line (``to_markdown`` is these, joined): `show`
+    renders a long session a turn at a time, so its first screen never waits for
+    the last turn."""
+    rewound = " (rewound: no longer part of the conversation)" if turn.rewound else ""
+    lines = [f"## Turn {turn.seq}{rewound}", "", "**You:**", "", turn.user_text.strip(), ""]
+    if turn.blocks:
+        lines += ["**Assistant:**", ""]
+    for b in turn.blocks:
+        lines += [_block_md(b), ""]
+    if turn.stop_reason and turn.stop_reason != "stop":
+        lines += [f"*({turn.stop_reason})*", ""]
+    return "\n".join(lines) + "\n"
+
+
 def to_markdown(info: SessionInfo, turns: list[TurnRecord]) -> str:
-    lines = [f"# {info.title or 'Untitled session'}", "",
-             f"- session: `{info.id}`", f"- model: {info.model or 'unknown'}",
-             f"- directory: {info.cwd or 'unknown'}", f"- started: {_iso(info.created)}", ""]
-    for t in turns:
-        rewound = " (rewound: no longer part of the conversation)" if t.rewound else ""
-        lines += [f"## Turn {t.seq}{rewound}", "", "**You:**", "", t.user_text.strip(), ""]
-        if t.blocks:
-            lines += ["**Assistant:**", ""]
-        for b in t.blocks:
-            lines += [_block_md(b), ""]
-        if t.stop_reason and t.stop_reason != "stop":
-            lines += [f"*({t.stop_reason})*", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    text = markdown_header(info) + "".join(turn_markdown(t) for t in turns)
+    return text.rstrip() + "\n"

@@ -1,5 +1,9 @@
-"""Open the sessions database where it lives (the data directory): the one way the
-CLI, the REPL and ``ai sync`` open it, so the team layer above needs no builder."""
+"""``open_store``: the sessions database as a command opens it.
+
+Here, in the store's layer, so a command that only reads sessions (``ai sessions
+show``) opens it without importing the session builder (``cli.build``: the agent,
+the tools, pydantic); ``cli.build`` re-exports it.
+"""
 
 from __future__ import annotations
 

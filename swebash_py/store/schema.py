@@ -173,7 +173,14 @@ ALTER TABLE file_changes ADD COLUMN before_meta TEXT;
 ALTER TABLE file_changes ADD COLUMN after_meta TEXT;
 """
 
-MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS, V_CACHE_TOKENS, V_PATH_META]
+# v8: the model's own words on what a call is for (run_command's ``description``),
+# kept beside the command in the local audit.
+V_AUDIT_DESCRIPTION = """
+ALTER TABLE audit ADD COLUMN description TEXT;
+"""
+
+MIGRATIONS: list[str] = [V1, V2, V3, V4, V_GLOBAL_IDS, V_CACHE_TOKENS, V_PATH_META,
+                         V_AUDIT_DESCRIPTION]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

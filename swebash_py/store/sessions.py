@@ -44,7 +44,8 @@ from swebash_py.store.team_records import TeamRecordsMixin, queue, queue_select
 _PREFIX = re.compile(r"^[0-9A-Za-z_-]+$")
 _SESSION_COLUMNS = (
     "s.id, s.title, s.created, s.updated, s.model, s.cwd,"
-    " (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id)"
+    # turns taken back by /rewind are no longer part of the conversation: not counted
+    " (SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id AND t.rewound IS NULL)"
 )
 
 
@@ -319,6 +320,22 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         return SessionUsage(int(row[0]), int(row[1]), int(row[2]),
                             None if unknown else float(row[3]), int(row[5]), int(row[6]))
 
+    def turns_page(self, session_id: str, after_seq: int = 0,
+                   limit: int = 50) -> list[TurnRecord]:
+        """Up to ``limit`` turns after turn ``after_seq``, with their blocks: a long
+        transcript read a page at a time (``ai sessions show`` shows the first
+        page while later ones are still unread)."""
+        rows = self._read(
+            "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
+            " t.input_tokens, t.output_tokens, t.cost,"
+            " b.block_type, b.text, b.json, b.created, t.rewound,"
+            " t.cache_read_tokens, t.cache_write_tokens"
+            " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
+            " WHERE t.id IN (SELECT id FROM turns WHERE session_id = ? AND seq > ?"
+            "                ORDER BY seq LIMIT ?)"
+            " ORDER BY t.seq, b.seq", (session_id, after_seq, limit))
+        return _turn_records(rows)
+
     def export(self, session_id: str, fmt: Literal["markdown", "json"] = "markdown") -> str:
         from swebash_py.store import export as exporter  # `ai sessions export` only
 
@@ -358,3 +375,19 @@ def _str(value: object) -> str | None:
 
 def _float(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def _turn_records(rows: list[Any]) -> list[TurnRecord]:
+    """Turns from rows of (turn columns, block columns), one row per block."""
+    turns: list[TurnRecord] = []
+    for r in rows:
+        if not turns or turns[-1].id != r[0]:
+            turns.append(TurnRecord(int(r[0]), int(r[1]), str(r[2]), float(r[3]),
+                                    _float(r[4]), _str(r[5]), int(r[6]), int(r[7]),
+                                    _float(r[8]), rewound=_float(r[13]),
+                                    cache_read_tokens=int(r[14]),
+                                    cache_write_tokens=int(r[15])))
+        if r[9] is not None:
+            turns[-1].blocks.append(BlockRecord(str(r[9]), str(r[10]),
+                                                parse_json(_str(r[11])), float(r[12])))
+    return turns

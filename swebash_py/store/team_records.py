@@ -16,7 +16,7 @@ from swebash_py.store.records import make_title
 
 AUDIT_COLUMNS = ("time", "session_id", "turn_uid", "cwd", "tool", "command", "decision",
                  "allowed", "exit_code", "duration_ms", "output_sha256", "output_length",
-                 "output")
+                 "output", "description")
 
 
 def queue(db: sqlite3.Connection, kind: str, uid: str) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 from swebash_py.errors import UsageError
 
 FIELDS = ("time", "host", "host_id", "user", "db_role", "cwd", "session", "turn", "tool",
-          "command", "decision", "allowed", "exit_code", "duration_ms", "output_sha256")
+          "command", "decision", "allowed", "exit_code", "duration_ms", "output_sha256",
+          "description")
 _DURATION = re.compile(r"^(\d+)\s*([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -56,7 +57,8 @@ def server_rows(conn: Any, filters: Filters) -> list[dict[str, Any]]:
     rows = conn.execute(
         "SELECT time, hostname, host_id, os_user, db_role, cwd, session_id::text,"
         " turn_id::text, tool, command, decision, allowed, exit_code, duration_ms,"
-        f" output_sha256 FROM audit WHERE {' AND '.join(where)} ORDER BY time, id",
+        " output_sha256, NULL::text AS description"  # not uploaded (yet): local only
+        f" FROM audit WHERE {' AND '.join(where)} ORDER BY time, id",
         args).fetchall()
     return [_as_dict(r) for r in rows]
 
@@ -72,7 +74,7 @@ def local_rows(rows: list[dict[str, Any]], host: Any, filters: Filters) -> list[
     return [_as_dict((datetime.fromtimestamp(r["time"], UTC), host.hostname, host.host_id,
                       host.user, None, r["cwd"], r["session_id"], r["turn_uid"], r["tool"],
                       r["command"], r["decision"], bool(r["allowed"]), r["exit_code"],
-                      r["duration_ms"], r["output_sha256"]))
+                      r["duration_ms"], r["output_sha256"], r.get("description")))
             for r in rows if r["time"] >= since]
 
 

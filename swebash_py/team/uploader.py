@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from swebash_py.errors import install_extra
 from swebash_py.team.host import Host
 from swebash_py.team.outbox import COLUMNS, KINDS, TABLE, Outbox
 from swebash_py.team.server_schema import SchemaProblem, check, ensure
@@ -33,7 +34,11 @@ class StoreUnavailable(Exception):
 
 def connect(url: str) -> Any:
     """A psycopg connection (imported here, never at start-up)."""
-    import psycopg
+    try:
+        import psycopg
+    except ImportError as exc:  # an optional part: the [team] extra
+        raise StoreUnavailable(f"the team store ({mask(url)}) needs psycopg, the [team] "
+                               f"extra: {install_extra('team')}") from exc
 
     try:
         return psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True,

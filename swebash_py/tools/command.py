@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shlex
 import shutil
 import signal
 from collections.abc import Mapping
@@ -24,7 +25,12 @@ from typing import Any
 from pydantic import Field
 
 from swebash_py.errors import ToolFailed
-from swebash_py.fs.workspace import mentions_protected, mentions_secret, real_workspace
+from swebash_py.fs.workspace import (
+    mentions_protected,
+    mentions_secret,
+    real_workspace,
+    resolve,
+)
 from swebash_py.fs.writer import remove_if_same
 from swebash_py.process.proc import ProcResult
 from swebash_py.process.values import is_secret_name
@@ -102,7 +108,7 @@ class RunCommandArgs(ToolArgs):
         "The shell command line to run (bash syntax), in the workspace directory. It is "
         "non-interactive: stdin is empty and there is no terminal, so pass flags such as "
         "-y or --no-pager instead of expecting prompts."))
-    timeout: float | None = Field(None, gt=0, description=(
+    timeout: float | None = Field(None, ge=0.1, description=(
         "Seconds before the command is killed. Default and maximum: the configured "
         "command timeout (120 s unless configured otherwise)."))
     background: bool = Field(False, description=(
@@ -111,6 +117,11 @@ class RunCommandArgs(ToolArgs):
     escalate: bool | None = Field(None, description=(
         "Ask the user to run this command outside the sandbox: for commands about the "
         "host (its processes, ports, services, logs) or that failed for lack of access."))
+    workdir: str | None = Field(None, min_length=1, description=(
+        "Directory inside the workspace to run in (instead of `cd dir &&`). Default: "
+        "the workspace."))
+    description: str | None = Field(None, max_length=200, description=(
+        "What the command is for, in 5-10 words; shown to the user when asked."))
 
 
 class RunCommand(Tool[RunCommandArgs]):
@@ -122,7 +133,8 @@ class RunCommand(Tool[RunCommandArgs]):
         "reported, not treated as an error). Long output keeps its beginning and end, with a "
         "marker saying how much was cut. Processes it leaves running are killed when the "
         "command finishes: start servers and watchers with background=true instead. "
-        "Interactive programs cannot work (no terminal). Commands run in a sandbox: "
+        "Commands that read stdin, need a terminal, or talk to the network cannot work "
+        "here and cannot be re-run meaningfully in the sandbox. Commands run in a sandbox: "
         "their own processes only (ps, ss, lsof, systemctl show a partial view: no host "
         "processes or ports), no network, no unix sockets (docker, agents), secrets hidden, "
         "and usually a read-only filesystem. "
@@ -136,6 +148,7 @@ class RunCommand(Tool[RunCommandArgs]):
         warnings = [] if args.timeout is None else [f"timeout {self.timeout(args, ctx):g} s"]
         if args.background:
             warnings = ["runs in the background until stopped or the session ends"]
+        script(args, ctx)  # a workdir outside the workspace fails now, before any question
         return Preview(summary=f"run_command {first}", detail=args.command,
                        detail_kind="command", paths=[real_workspace(ctx.workspace)],
                        sensitive=mentions_secret(args.command),
@@ -149,13 +162,13 @@ class RunCommand(Tool[RunCommandArgs]):
         if args.background:
             from swebash_py.tools.jobs import start_background
 
-            return await start_background(args.command, ctx)
+            return await start_background(script(args, ctx), ctx)
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
         policy = sandbox_policy(ctx)
         try:
             res = await sandbox_runner.run(
-                [pick_shell(), "-c", args.command], policy, timeout=limit,
+                [pick_shell(), "-c", script(args, ctx)], policy, timeout=limit,
                 on_output=ctx.progress, extra_env=ctx.env, head=half, tail=half,
                 plain_env=command_env(extra=ctx.env))
         except OSError as exc:
@@ -177,7 +190,7 @@ class RunCommand(Tool[RunCommandArgs]):
         half = max(2_000, ctx.max_output_chars // 2 - 200)
         policy = build_policy(ctx.sandbox, "write", ctx.workspace)
         try:
-            found = await run_preview([pick_shell(), "-c", args.command], policy,
+            found = await run_preview([pick_shell(), "-c", script(args, ctx)], policy,
                                       timeout=limit, max_mb=max_mb, on_output=ctx.progress,
                                       extra_env=ctx.env, head=half, tail=half)
         except OSError as exc:
@@ -186,6 +199,23 @@ class RunCommand(Tool[RunCommandArgs]):
         if found.changes.refused:
             result.output += "\n" + refused_note(found.changes.refused, policy.workspace)
         return found, result
+
+
+def script(args: RunCommandArgs, ctx: ToolContext) -> str:
+    """The shell script to run: the command, in ``workdir`` when one is given.
+    The directory goes through the one path policy (``workspace.resolve``) and must
+    be inside the workspace: the sandbox's walls are drawn around the workspace,
+    and a question about a command says where it runs only by saying so here."""
+    if args.workdir is None:
+        return args.command
+    ws = real_workspace(ctx.workspace)
+    rp = resolve(args.workdir, ws)
+    if rp.outside:
+        raise ToolFailed(f"workdir {args.workdir} is outside the workspace ({ws}); commands "
+                         "run inside it (escalate to run a command about the host)")
+    if not rp.path.is_dir():
+        raise ToolFailed(f"workdir {args.workdir}: no such directory in the workspace")
+    return f"cd -- {shlex.quote(str(rp.path))} || exit 1\n{args.command}"
 
 
 def command_result(res: ProcResult, limit: float, policy: SandboxPolicy,

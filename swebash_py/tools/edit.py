@@ -30,6 +30,7 @@ from swebash_py.fs.writer import make_dirs_beneath, write_beneath
 from swebash_py.text.diffs import unified_diff
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
+from swebash_py.tools.editplan import EditPlan, plan_edit
 
 MAX_EDIT_BYTES = 50 * 1024 * 1024
 
@@ -151,43 +152,10 @@ class WriteFile(Tool[WriteFileArgs]):
 class EditFileArgs(ToolArgs):
     path: str = Field(description="File to edit, relative to the workspace.")
     old_text: str = Field(description="Exact text to replace, including whitespace and "
-                                      "indentation; it must occur exactly once in the file.")
+                                      "indentation, without read_file's line numbers; it must "
+                                      "occur exactly once in the file unless replace_all.")
     new_text: str = Field(description="Text to put in its place.")
-
-
-def _line_of(text: str, index: int) -> int:
-    return text.count("\n", 0, index) + 1
-
-
-def find_all(text: str, needle: str) -> list[int]:
-    """Start offsets of every (possibly overlapping) occurrence."""
-    found, i = [], text.find(needle)
-    while i != -1:
-        found.append(i)
-        i = text.find(needle, i + 1)
-    return found
-
-
-def plan_edit(text: str, old: str, new: str, shown: str) -> str:
-    """The edited text, or ``ToolFailed`` saying why the edit is ambiguous."""
-    if not old:
-        raise ToolFailed("old_text is empty; use write_file to create or replace a whole file")
-    if old == new:
-        raise ToolFailed("old_text and new_text are identical; nothing to change")
-    hits = find_all(text, old)
-    if not hits and "\r\n" in text and "\r\n" not in old:
-        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        hits = find_all(text, old)
-    if not hits:
-        hint = (" (it does match if whitespace is ignored: check indentation and spaces)"
-                if " ".join(old.split()) in " ".join(text.split()) else "")
-        raise ToolFailed(f"old_text was not found in {shown}{hint}. Read the file again and "
-                         "copy the exact text.")
-    if len(hits) > 1:
-        lines = ", ".join(str(_line_of(text, i)) for i in hits[:20])
-        raise ToolFailed(f"old_text matches {len(hits)} times in {shown} (at lines {lines}); "
-                         "include more surrounding lines so it matches exactly once.")
-    return text[:hits[0]] + new + text[hits[0] + len(old):]
+    replace_all: bool = Field(False, description="Replace every occurrence (e.g. a rename).")
 
 
 class EditFile(Tool[EditFileArgs]):
@@ -196,11 +164,13 @@ class EditFile(Tool[EditFileArgs]):
     path_arg = "path"
     shows = "a diff"
     description = ("Replace one exact occurrence of `old_text` with `new_text` in a file "
-                   "(atomically). `old_text` must match exactly once, whitespace included; "
-                   "otherwise nothing is changed and the error says why (and where it matched).")
+                   "(atomically), or every occurrence with `replace_all`. `old_text` must match "
+                   "exactly once, whitespace included; otherwise nothing is changed and the "
+                   "error says why (and where it matched).")
     Args = EditFileArgs
 
-    def _plan(self, args: EditFileArgs, ctx: ToolContext) -> tuple[ResolvedPath, str, str, str]:
+    def _plan(self, args: EditFileArgs,
+              ctx: ToolContext) -> tuple[ResolvedPath, str, str, EditPlan]:
         ws = real_workspace(ctx.workspace)
         rp = resolve(args.path, ws, for_write=True)
         shown = rp.shown(ws)
@@ -208,23 +178,29 @@ class EditFile(Tool[EditFileArgs]):
         old = read_text(rp.path, shown)
         if old is None:
             raise ToolFailed(f"{shown}: no such file (use write_file to create it)")
-        return rp, shown, old, plan_edit(old, args.old_text, args.new_text, shown)
+        return rp, shown, old, plan_edit(old, args.old_text, args.new_text, shown,
+                                         args.replace_all)
 
     def preview(self, args: EditFileArgs, ctx: ToolContext) -> Preview:
         ws = real_workspace(ctx.workspace)
         try:
-            rp, shown, old, new = self._plan(args, ctx)
+            rp, shown, old, plan = self._plan(args, ctx)
         except ToolFailed as exc:
             rp = resolve(args.path, ws, for_write=True)
             failing = _preview(self.name, rp, ws, f"(this edit will fail: {exc})", "text")
             if not (failing.outside or failing.sensitive or failing.protected):
                 raise  # it would fail: say so at once, asking first helps no one
             return failing  # outside: failing now would tell what the file holds unasked
-        return _preview(self.name, rp, ws, unified_diff(old, new, shown), "diff")
+        return _preview(self.name, rp, ws, unified_diff(old, plan.text, shown), "diff")
 
     async def run(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
-        rp, shown, old, new = await asyncio.to_thread(self._plan, args, ctx)
-        await _write(ctx, self.name, rp.path, new, shown)
-        diff = unified_diff(old, new, shown)
-        return ToolResult(_summary("Edited", shown, new, diff), display=diff,
-                          metadata={"path": str(rp.path)})
+        rp, shown, old, plan = await asyncio.to_thread(self._plan, args, ctx)
+        await _write(ctx, self.name, rp.path, plan.text, shown)
+        diff = unified_diff(old, plan.text, shown)
+        summary = _summary("Edited", shown, plan.text, diff)
+        if plan.replaced > 1:
+            summary += f"; replaced {plan.replaced} occurrences"
+        if plan.note:
+            summary += f"\n{plan.note}"
+        return ToolResult(summary, display=diff,
+                          metadata={"path": str(rp.path), "replaced": plan.replaced})

@@ -60,6 +60,8 @@ class Fetched:
 class WebFetchArgs(ToolArgs):
     url: str = Field(min_length=1, max_length=4000,
                      description="The http(s) URL to fetch, e.g. https://docs.python.org/3/")
+    offset: int | None = Field(None, ge=0, description=(
+        "Characters of the converted text to skip: to read on where a cut result ended."))
     # Where this very call's host was found when its question was made (not a
     # field: the model never sees or sets it). Taken once by the request.
     _resolved: Resolution | None = PrivateAttr(default=None)
@@ -86,8 +88,8 @@ class WebFetch(Tool[WebFetchArgs]):
     description = (
         "Fetch a web page or other text resource by URL and return it as readable text "
         "(HTML is converted to Markdown; JSON and other text pass through; binary content is "
-        f"refused). At most {MAX_BYTES // (1024 * 1024)} MiB is downloaded and the text is cut "
-        "to the output limit. Follows up to 5 redirects."
+        f"refused). At most {MAX_BYTES // (1024 * 1024)} MiB is downloaded; text past the output "
+        "limit is cut, and `offset` reads on from there. Follows up to 5 redirects."
     )
     Args = WebFetchArgs
     read_only = True
@@ -124,11 +126,8 @@ class WebFetch(Tool[WebFetchArgs]):
         except httpx.HTTPError as exc:
             raise ToolFailed(f"fetching {url} failed: {type(exc).__name__}: {exc}") from exc
         # redacted before the cut: a secret value cut in two could not be found afterwards
-        text = redact(await asyncio.to_thread(render, fetched))
-        limit = max(2_000, ctx.max_output_chars - 500)
-        if len(text) > limit:
-            text = (text[:limit] + f"\n[... cut: {len(text) - limit:,} more characters of "
-                    f"{len(text):,}]")
+        text = page(redact(await asyncio.to_thread(render, fetched)), args.offset or 0,
+                    max(2_000, ctx.max_output_chars - 500))
         return ToolResult(text, is_error=fetched.status >= 400,
                           metadata={"url": fetched.url, "status": fetched.status,
                                     "content_type": fetched.content_type,
@@ -181,6 +180,21 @@ class WebFetch(Tool[WebFetchArgs]):
                      "Accept": "text/html,application/xhtml+xml,text/*;q=0.9,*/*;q=0.5"},
             extensions=extensions)
         return await client.send(request, stream=True)
+
+
+def page(text: str, offset: int, limit: int) -> str:
+    """At most ``limit`` characters of ``text`` from ``offset``, with a marker
+    naming the offset to read on from (the model pages with it)."""
+    total = len(text)
+    if offset >= total and offset:
+        return f"[offset {offset:,} is past the end: the text has {total:,} characters]"
+    shown = text[offset:offset + limit]
+    head = f"[from character {offset:,} of {total:,}]\n" if offset else ""
+    end = offset + len(shown)
+    if end < total:
+        shown += (f"\n[... cut: {total - end:,} more characters of {total:,}; call again "
+                  f"with offset={end} to read on]")
+    return head + shown
 
 
 def _take_resolution(args: WebFetchArgs, url: httpx.URL) -> Resolution | None:

@@ -287,7 +287,9 @@ class ListDirectory(Tool[ListDirectoryArgs]):
 
 class SearchFilesArgs(ToolArgs):
     pattern: str = Field(min_length=1,
-                         description="Regular expression to search for in file contents.")
+                         description=("Regular expression (Rust/ripgrep syntax, as Python's "
+                                      "re on the common subset); case-sensitive: start it "
+                                      "with (?i) to ignore case."))
     path: str = Field(".", description="Directory (or file) to search, relative to the workspace.")
     glob: str | None = Field(None, description="Only search files matching this glob, e.g. '*.py'.")
 

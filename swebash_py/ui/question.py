@@ -30,6 +30,8 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
     """Tool, full arguments (command, diff, new file), warnings, paths."""
     preview = pending.preview
     parts: list[RenderableType] = [_heading(pending)]
+    if purpose := _purpose(pending):
+        parts.append(Text(purpose, style="italic"))
     if preview.detail_kind == "command" and preview.detail:
         from rich.syntax import Syntax  # pygments: only when a command is shown
 
@@ -79,6 +81,17 @@ def _heading(pending: PendingCall) -> Text:
         return heading
     heading.append(" wants to run:")
     return heading
+
+
+def _purpose(pending: PendingCall) -> str:
+    """The model's own words on what a command is for, and where it runs (the
+    ``description`` and ``workdir`` of run_command): context, never the command."""
+    description = getattr(pending.args, "description", None)
+    workdir = getattr(pending.args, "workdir", None)
+    words = [f"  {make_visible(description)}"] if isinstance(description, str) else []
+    if isinstance(workdir, str):
+        words.append(f"  (in {make_visible(workdir)})")
+    return "".join(words)
 
 
 def _count(text: str) -> str:

@@ -51,6 +51,8 @@ ALLOWED = {
     ("swebash_py.process.cgroups", "kill"): "cgroup.kill of a cgroup of ours (kernel file)",
     # -- the system and the terminal, not files --
     ("swebash_py.engine.system_prompt", "_os_name"): "/etc/os-release: the OS name only",
+    ("swebash_py.engine.system_prompt", "_git_head"): ".git/HEAD (or a .git pointer file): "
+        "the branch name only, 256 bytes at most",
     ("swebash_py.process.reaper", "live_processes"): "/proc/PID/stat to find our children",
     ("swebash_py.sandbox.overlay", "mount_points"): "/proc/self/mountinfo",
     ("swebash_py.sandbox.overlay", "_trial"): "a probe overlay in a temp dir of ours",

@@ -97,7 +97,9 @@ def test_too_large_without_pillow_is_refused(workspace: Path,
     monkeypatch.setitem(sys.modules, "PIL", None)  # `from PIL import Image` fails
     big = workspace / "big.png"
     big.write_bytes(PNG + b"\0" * images.MAX_BYTES)
-    with pytest.raises(ImageError, match=r"Pillow .* is not installed"):
+    with pytest.raises(ImageError, match=r"needs Pillow, the \[images\] extra: "
+                                         r"pip install 'swebash-py\[images\]' \(or "
+                                         r"\./scripts/install\.sh --images\)"):
         images.attach(big)
 
 

@@ -75,6 +75,11 @@ class Run:
         self.status = child.exitstatus if child.exitstatus is not None else 128 + int(
             child.signalstatus)
         self.lines = screen(log.getvalue())
+        # the answer's usage line (#29) closes the screen: kept apart from the answer
+        self.usage = self.lines.pop() if self.lines and self.lines[-1].startswith(
+            "tokens: ") else None
+        while self.lines and not self.lines[-1]:
+            self.lines.pop()
 
     def loaded(self, *, before_request: bool) -> set[str]:
         """The modules whose import finished before (or after) the request arrived."""
@@ -156,6 +161,7 @@ def test_a_prose_answer_too(fake_provider: FakeProvider, tmp_path: Path) -> None
     assert run.lines == golden(PROSE) == [
         "Sure. Here is a plain answer that is long enough to wrap at",
         "sixty columns, with a second sentence after it.", "", "A second paragraph. Done."]
+    assert run.usage == "tokens: 10 in (0 cached), 5 out"
 
 
 def test_ctrl_c_while_the_renderer_loads(fake_provider: FakeProvider, tmp_path: Path) -> None:
@@ -164,6 +170,7 @@ def test_ctrl_c_while_the_renderer_loads(fake_provider: FakeProvider, tmp_path: 
     assert run.status == 130
     assert "interrupted" in run.stderr
     assert "Traceback" not in run.stderr
+    assert not any("Ctrl-C to stop" in line for line in run.lines), run.lines  # erased
 
 
 def test_sighup_while_the_renderer_loads(fake_provider: FakeProvider, tmp_path: Path) -> None:

@@ -38,10 +38,10 @@ def test_sessions_list_has_a_header_in_the_order_its_help_names(
     assert len(piped) == 1 and "1 turn " in piped[0] and "1 turns" not in piped[0]
     shown = pexpect.run(f"{AI} sessions list", env=ai_env(), encoding="utf-8", timeout=30)
     lines = [line for line in shown.splitlines() if line.strip()]
-    assert lines[0].split() == ["ID", "UPDATED", "TURNS", "MODEL", "TITLE"]  # on a terminal
+    assert lines[0].split() == ["ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE"]
     assert lines[1].split()[0] == piped[0].split()[0]
     helped = " ".join(run_ai("sessions", "list", "--help").stdout.split())
-    assert "id, updated, turns, model, title" in helped
+    assert "id, updated, turns, directory, model, title" in helped
 
 
 def test_config_show_is_toml_and_says_where_each_value_came_from(tmp_path: Path) -> None:

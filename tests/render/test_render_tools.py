@@ -147,9 +147,10 @@ def test_approval_notice_error_usage_lines() -> None:
         "✓ allowed by rule run_command(git status)",
         "context compacted",
         "Error: provider said no",
-        "tokens: 10 in, 5 out, $0.0012",
         "✗ run_command  git status  0.0s  cancelled",
         "(the answer was cut off: the model hit its output token limit)",
+        # one line for the whole answer, after it (#29): not one per request
+        "tokens: 10 in (0 cached), 5 out · $0.0012",
     ]
 
 

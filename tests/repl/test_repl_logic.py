@@ -211,5 +211,6 @@ async def test_trust_of_an_unchanged_folder_says_no_change(
     (workspace / ".swebash" / "config.toml").write_text('[hooks]\npre_tool = ["touch x"]\n')
     trust.remember(workspace, "trusted")
     out = await drive(fake_provider, ["/trust"], capsys)
-    assert f"{workspace}: trusted" in out and "pre_tool hook: touch x" in out
-    assert "changed since you trusted" not in out
+    flat = " ".join(out.split())  # a long temp path wraps the line at 80 columns
+    assert f"{workspace}: trusted" in flat and "pre_tool hook: touch x" in flat
+    assert "changed since you trusted" not in flat

@@ -24,8 +24,11 @@ def path_without_bwrap(tmp_path: Path) -> str:
 
 
 @needs_bwrap
-def test_all_good_exits_0(workspace: Path) -> None:
-    result = run_ai("doctor", cwd=workspace, env={"OPENAI_API_KEY": "sk-doctor-test"})
+def test_all_good_exits_0(workspace: Path, fake_provider: Any) -> None:
+    # doctor contacts the provider now (#29): the internet is mocked by the fake one
+    result = run_ai("doctor", cwd=workspace, env={"OPENAI_API_KEY": "sk-doctor-test",
+                                                  "SWEBASH_MODEL": "openai/x",
+                                                  "SWEBASH_API_BASE": fake_provider.url})
     assert result.returncode == 0, result.stdout
     assert "ok    sandbox: bubblewrap" in result.stdout
     assert "OPENAI_API_KEY is set" in result.stdout and "sk-doctor-test" not in result.stdout

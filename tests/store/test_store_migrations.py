@@ -18,7 +18,7 @@ def test_empty_database_gets_the_current_schema(tmp_path: Path) -> None:
     db = tmp_path / "new" / "sessions.db"
     Store(db).close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert {"input_tokens", "output_tokens", "cost", "stop_reason"} <= columns(db, "turns")
     assert {"turn_id", "block_seq", "messages"} <= columns(db, "checkpoints")

@@ -20,7 +20,8 @@ from tests.team.conftest import TeamDB
 from tests.team.helpers import HostDir
 
 FIELDS = {"time", "host", "host_id", "user", "db_role", "cwd", "session", "turn", "tool",
-          "command", "decision", "allowed", "exit_code", "duration_ms", "output_sha256"}
+          "command", "decision", "allowed", "exit_code", "duration_ms", "output_sha256",
+          "description"}  # run_command's description (#31: kept in the audit)
 
 
 def command_call(command: str, call_id: str = "c1") -> Reply:

@@ -13,12 +13,14 @@ CONTRACT = {
     "search_files": ({"pattern"}, {"pattern", "path", "glob"}, True),
     "find_files": ({"pattern"}, {"pattern", "path", "sort", "limit"}, True),
     "write_file": ({"path", "content"}, {"path", "content"}, False),
-    "edit_file": ({"path", "old_text", "new_text"}, {"path", "old_text", "new_text"}, False),
-    "run_command": ({"command"}, {"command", "timeout", "background", "escalate"}, False),
+    "edit_file": ({"path", "old_text", "new_text"},
+                  {"path", "old_text", "new_text", "replace_all"}, False),
+    "run_command": ({"command"}, {"command", "timeout", "background", "escalate", "workdir",
+                                  "description"}, False),
     "command_output": ({"id"}, {"id", "wait"}, True),
     "stop_command": ({"id"}, {"id"}, False),
     "web_search": ({"query"}, {"query", "max_results"}, True),
-    "web_fetch": ({"url"}, {"url"}, True),
+    "web_fetch": ({"url"}, {"url", "offset"}, True),
 }
 
 

@@ -16,7 +16,10 @@ from swebash_py.config.settings import Settings, load_settings
 app = typer.Typer(help="Show, create or locate the configuration.", no_args_is_help=True,
                   add_completion=False)
 
-_SECRET_KEY = re.compile(r"(key|token|secret|password)", re.IGNORECASE)
+# Names that hold a secret (engine.secrets' words): a bare "key" is not one (the
+# shell-init key binding is `alt-\`, shown as it is).
+_SECRET_KEY = re.compile(r"(api_?key|access_?key|private_?key|secret|token|password|passwd"
+                         r"|credential)", re.IGNORECASE)
 
 
 def example_text() -> str:

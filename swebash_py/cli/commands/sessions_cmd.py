@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Annotated, Any
@@ -39,15 +40,16 @@ def turns_text(n: int) -> str:
     return f"{n} turn" if n == 1 else f"{n} turns"
 
 
-LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "MODEL", "TITLE")
+LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE")
+DIR_WIDTH = 24
 
 
 @app.command("list")
 def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
           all_hosts: Annotated[bool, typer.Option(
               "--all-hosts", help="the team's sessions, from the team store")] = False) -> None:
-    """Newest first, one line each: id, updated, turns, model, title (--all-hosts: id,
-    host, user, updated, turns, title)."""
+    """Newest first, one line each: id, updated, turns, directory, model, title
+    (--all-hosts: id, host, user, updated, turns, title)."""
     if all_hosts:
         _list_all_hosts(limit)
         return
@@ -61,11 +63,24 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
     short = shortest_unique(store.session_ids())
     width = max(len(short[i.id]) for i in sessions)
     if sys.stdout.isatty():  # piped (`| awk '{print $1}'`), every line is a session
-        typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>9}  {'MODEL':<28}  TITLE")
+        typer.echo(f"{'ID':<{width}}  {'UPDATED':>9}  {'TURNS':>10}  {'DIRECTORY':<{DIR_WIDTH}}"
+                   f"  {'MODEL':<28}  TITLE")
     for info in sessions:
         title = (info.title or "(untitled)")[:50]
         typer.echo(f"{short[info.id]:<{width}}  {age(info.updated):>9}  "
-                   f"{turns_text(info.turns):>9}  {info.model or '':<28}  {title}")
+                   f"{turns_text(info.turns):>10}  {directory_text(info.cwd):<{DIR_WIDTH}}  "
+                   f"{info.model or '':<28}  {title}")
+
+
+def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
+    """``~/src/app``; a long path keeps its end (the part that tells folders apart):
+    ``…/work/app``. No spaces inside, so ``awk`` still sees one field."""
+    if not cwd:
+        return "-"
+    home = os.path.expanduser("~")
+    path = "~" + cwd[len(home):] if home != "/" and (cwd + "/").startswith(home + "/") else cwd
+    path = path.replace(" ", "\u2423")  # a visible space: the columns stay fields
+    return path if len(path) <= width else "\u2026" + path[-(width - 1):]
 
 
 def _list_all_hosts(limit: int) -> None:
@@ -91,18 +106,36 @@ def _list_all_hosts(limit: int) -> None:
 
 
 @app.command("show")
-def show(session_id: str) -> None:
-    """Print a session's transcript (with a store URL, also one another host started)."""
-    store = _store()
-    info = store.get_session(session_id)
-    text = store.export(info.id, "markdown") if info else _remote_markdown(session_id)
-    if sys.stdout.isatty():
-        from rich.console import Console
-        from rich.markdown import Markdown
+def show(session_id: Annotated[str | None, typer.Argument(
+        help="id or unique prefix; default: the latest session in this directory")] = None,
+         ) -> None:
+    """Print a session's transcript, paged on a terminal (with a store URL, also one
+    another host started)."""
+    from swebash_py.cli import transcript
+    from swebash_py.cli.pager import paged
 
-        Console().print(Markdown(text))
-    else:
-        typer.echo(text)
+    store = _store()
+    info = store.get_session(session_id) if session_id else _latest_here(store)
+    remote = None if info else _remote_markdown(str(session_id))
+    tty = sys.stdout.isatty()
+    with paged(tty) as out:
+        draw = transcript.drawer(out, tty)
+        if remote is not None:
+            draw(remote)
+        else:
+            transcript.show(store, info, draw)
+
+
+def _latest_here(store: Any) -> Any:
+    """The session last active in this workspace (``ai -c`` would continue it)."""
+    from swebash_py.config.settings import load_settings
+
+    workspace = str(load_settings().workspace)
+    found = store.latest_session(workspace)
+    if found is None:
+        typer.echo(f"ai: no session in {workspace} yet (see `ai sessions list`)", err=True)
+        raise typer.Exit(1)
+    return store.get_session(found)
 
 
 def _remote_markdown(session_id: str) -> str:

@@ -1,0 +1,147 @@
+"""Tool calls a model wrote as text, made into real calls.
+
+Many local servers do not parse the calls of models trained on the Hermes/Qwen
+format: the reply's text then holds ``<tool_call>{"name": …, "arguments": …}
+</tool_call>`` (or a fenced ```json block holding the same object) and the
+server reports no call at all, so the user sees the call printed, not run.
+This filter sits between the provider's events and the assembler: it holds
+back text that may be such a call, and turns one that parses, names a tool we
+offered and has object arguments into ``ToolCallStart`` + ``ToolCallReady``
+(so approvals, the audit and the result going back work as for any call).
+Anything else goes on as the text it was. Once the server sends a real call,
+the reply is left alone. Off with ``[tools] text_tool_calls = false``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Collection
+from typing import Any
+
+from swebash_py.events import (
+    Finish,
+    ProviderEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallReady,
+    ToolCallStart,
+)
+
+OPEN, CLOSE = "<tool_call>", "</tool_call>"
+FENCE_OPEN, FENCE_CLOSE = "```json\n", "\n```"
+_FIRST_INDEX = 10_000  # far from the server's own call indexes
+
+
+def parse_call(text: str, tools: Collection[str]) -> tuple[str, str] | None:
+    """``(name, arguments JSON)`` when ``text`` is one call of a tool in ``tools``."""
+    try:
+        value = json.loads(text.strip())
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or value.get("name") not in tools:
+        return None
+    arguments: Any = value.get("arguments", value.get("parameters", {}))
+    if isinstance(arguments, str):  # some models send the arguments as a JSON string
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if not isinstance(arguments, dict):
+        return None
+    return str(value["name"]), json.dumps(arguments, ensure_ascii=False)
+
+
+class TextCalls:
+    """The filter's state for one reply."""
+
+    def __init__(self, tools: Collection[str]) -> None:
+        self.tools = tools
+        self.made = 0
+        self.native = False  # the server sent a call of its own: leave the text alone
+        self._held = ""  # text not passed on yet: possibly (the start of) a call
+        self._closer: str | None = None  # inside a call: the marker that ends it
+
+    def feed(self, event: ProviderEvent) -> list[ProviderEvent]:
+        if isinstance(event, ToolCallStart | ToolCallDelta | ToolCallReady) and not self.native:
+            self.native = True
+            return [*self._flush_as_text(), event]
+        if isinstance(event, TextDelta) and not self.native:
+            self._held += event.text
+            return self._scan()
+        if isinstance(event, Finish):
+            return [*self.end(), event]
+        return [event]
+
+    def end(self) -> list[ProviderEvent]:
+        """The end of the reply: a call missing only its closing tag still counts."""
+        opener = OPEN if self._closer == CLOSE else FENCE_OPEN
+        if self._closer is not None and (call := self._call(self._held[len(opener):])):
+            self._held, self._closer = "", None
+            return call
+        return self._flush_as_text()
+
+    def _scan(self) -> list[ProviderEvent]:
+        out: list[ProviderEvent] = []
+        while True:
+            if self._closer is None:
+                start, marker = self._opening()
+                if start < 0:
+                    keep = _partial_marker(self._held)
+                    out += _text(self._held[:len(self._held) - keep])
+                    self._held = self._held[len(self._held) - keep:]
+                    return out
+                out += _text(self._held[:start])
+                self._held = self._held[start:]
+                self._closer = CLOSE if marker == OPEN else FENCE_CLOSE
+            end = self._held.find(self._closer, 1)
+            if end < 0:
+                return out
+            opener = OPEN if self._closer == CLOSE else FENCE_OPEN
+            whole = self._held[:end + len(self._closer)]
+            self._held, self._closer = self._held[len(whole):], None
+            out += self._call(whole[len(opener):end]) or _text(whole)
+
+    def _opening(self) -> tuple[int, str]:
+        found = [(i, m) for m in (OPEN, FENCE_OPEN) if (i := self._held.find(m)) >= 0]
+        return min(found) if found else (-1, "")
+
+    def _call(self, body: str) -> list[ProviderEvent] | None:
+        parsed = parse_call(body, self.tools)
+        if parsed is None:
+            return None
+        index = _FIRST_INDEX + self.made
+        self.made += 1
+        call_id = f"text_call_{self.made}"
+        return [ToolCallStart(index, call_id, parsed[0]),
+                ToolCallReady(index, call_id, parsed[0], parsed[1])]
+
+    def _flush_as_text(self) -> list[ProviderEvent]:
+        held, self._held, self._closer = self._held, "", None
+        return _text(held)
+
+
+def _text(text: str) -> list[ProviderEvent]:
+    return [TextDelta(text)] if text else []
+
+
+def _partial_marker(text: str) -> int:
+    """How many characters at the end of ``text`` may begin an opening marker."""
+    for size in range(min(len(text), max(len(OPEN), len(FENCE_OPEN)) - 1), 0, -1):
+        tail = text[-size:]
+        if OPEN.startswith(tail) or FENCE_OPEN.startswith(tail):
+            return size
+    return 0
+
+
+async def with_text_calls(events: AsyncIterator[ProviderEvent],
+                          tools: Collection[str]) -> AsyncIterator[ProviderEvent]:
+    """``events`` with the calls written as text made into calls."""
+    calls = TextCalls(tools)
+    ended = False
+    async for event in events:
+        ended = ended or isinstance(event, Finish)
+        for out in calls.feed(event):
+            yield out
+    if not ended:
+        for out in calls.end():
+            yield out
