@@ -29,6 +29,8 @@ def isolated(tmp_path_factory: pytest.TempPathFactory,
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SWEBASH_HOME", str(home / "data"))
     monkeypatch.setenv("SWEBASH_CONFIG", str(home / "config.toml"))
+    # <user config dir>/swebash (custom commands, the user's AGENTS.md): not the real one
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("SWEBASH_MANAGED_CONFIG", str(home / "managed.toml"))  # not /etc's
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")

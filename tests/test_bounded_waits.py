@@ -137,5 +137,5 @@ async def test_retry_waits_add_up_to_a_cap(fake_provider: FakeProvider) -> None:
     notes: list[str] = []
     client = _client("direct", notes, base_delay=0.04, max_total_delay=0.05)
     error = await _fails(client, "openai", fake_provider.url)
-    assert "gave up after 1 retries" in str(error)
+    assert "gave up after 1 retry and" in str(error)  # the plural right (was "1 retries")
     assert len(notes) == 1 and len(fake_provider.requests) == 2

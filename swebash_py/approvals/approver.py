@@ -88,7 +88,7 @@ class PolicyApprover:
 
     @property
     def rules(self) -> RuleSet:
-        return self._configured.with_allow(remembered.load(self.workspace))
+        return self._configured.with_allow(remembered.load(self.workspace), remembered=True)
 
     def check(self, pending: PendingCall) -> Verdict:
         from swebash_py.approvals.decision import Verdict

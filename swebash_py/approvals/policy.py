@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from swebash_py.approvals.decision import Decision
-from swebash_py.approvals.rules import RuleSet, format_command_rule, format_path_rule
+from swebash_py.approvals.rules import RuleSet, format_path_rule
 from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
 from swebash_py.tools.base import Preview, ToolTraits
 
@@ -75,7 +75,9 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
             return True
         return False
 
-    used = rules.allowing(tool_name, paths, analysis, workspace, by_list)
+    command = str(args.get("command", "")) if analysis is not None else None
+    used = rules.allowing(tool_name, paths, analysis, workspace, by_list, command=command,
+                          risky=lambda argv: bool(_argv_warnings(argv, workspace)))
     if used and listed:  # the list's judgment is never what grants a write (approvals.grant)
         return Decision("allow", "rule", "partly allowed by " + ", ".join(r.text for r in used)
                         + ", the rest only by the read-only command list (which never "
@@ -248,19 +250,17 @@ def _argv_warnings(argv: list[str], workspace: Path | None) -> list[str]:
 
 def suggest_rule(tool: ToolTraits, args: dict[str, Any], preview: Preview,
                  workspace: Path) -> list[str] | None:
-    """The narrowest rules an "always" answer should store, or None when no
-    rule can be safely remembered (unaccountable commands, sensitive or
-    protected paths): then "always" only runs the call once."""
+    """The rules an "always" answer stores (commands: ``approvals.suggest``), or
+    None when no rule can be safely remembered (sensitive or protected paths,
+    a line no rule can hold): then "always" only runs the call once."""
     if preview.sensitive or preview.protected or preview.must_ask:
         return None
     workspace = workspace.resolve()
     if tool.kind == "execute":
-        analysis = command_analysis(str(args.get("command", "")))
-        words = [w for argv in analysis.commands for w in argv]
-        if not analysis.clean or not words or any(UNKNOWN in w for w in words):
-            return None
-        return list(dict.fromkeys(format_command_rule(argv, tool.name)
-                                  for argv in analysis.commands))
+        from swebash_py.approvals.suggest import command_rules
+
+        command = str(args.get("command", ""))
+        return command_rules(command_analysis(command), command, tool.name)
     if tool.path_arg is not None:
         paths = call_paths(tool, args, preview, workspace)
         return list(dict.fromkeys(format_path_rule(tool.name, p, workspace) for p in paths))

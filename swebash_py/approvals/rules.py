@@ -3,7 +3,9 @@
 Syntax (one rule per string)::
 
     web_search                  any call of the tool ("*" is any tool)
-    run_command(git status)     exactly these words (quote words with shlex rules)
+    run_command(git status)     exactly these words (quote words with shlex rules);
+                                also the whole line exactly as written, which is how
+                                a line with redirects or substitutions is allowed
     run_command(npm run test:*) these words, then anything (also "... *")
     write_file(src/**)          a path glob: relative to the workspace unless
     read_file(/etc/**)          absolute or ~; "*" stays in one directory, "**"
@@ -23,7 +25,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,6 +49,8 @@ class Rule:
     words: tuple[str, ...] | None = None
     prefix: bool = False
     glob: str | None = None
+    exact: str | None = None  # commands: the pattern as written, matched as a whole line
+    careful: bool = False  # remembered from "always": a prefix never admits a risky command
 
     def applies_to(self, tool: str) -> bool:
         if self.tool.endswith("*") and self.tool.startswith(MCP_PREFIX):
@@ -163,7 +167,7 @@ def _command_rule(text: str, tool: str, spec: str, bad: Callable[[str], ValueErr
         raise bad(f"cannot split the command: {exc}") from exc
     if not words and not prefix:
         raise bad("empty command")
-    return Rule(text, tool, words, prefix)
+    return Rule(text, tool, words, prefix, exact=None if prefix else spec)
 
 
 def _raise(exc: ValueError) -> Rule:
@@ -196,8 +200,11 @@ class RuleSet:
     def from_lists(cls, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> RuleSet:
         return cls([parse_rule(r) for r in allow], [parse_rule(r) for r in deny])
 
-    def with_allow(self, extra: Iterable[str]) -> RuleSet:
-        return RuleSet(self.allow + [parse_rule(r) for r in extra], list(self.deny))
+    def with_allow(self, extra: Iterable[str], *, remembered: bool = False) -> RuleSet:
+        """These rules and ``extra``; ``remembered`` ones (from "always" answers) are
+        careful: their prefix admits no command with a risk warning of its own."""
+        added = [replace(parse_rule(r), careful=remembered) for r in extra]
+        return RuleSet(self.allow + added, list(self.deny))
 
     def has_denies(self, tool: str) -> bool:
         return any(r.applies_to(tool) for r in self.deny)
@@ -228,18 +235,27 @@ class RuleSet:
         return None
 
     def allowing(self, tool: str, paths: list[Path], analysis: Analysis | None, workspace: Path,
-                 also_ok: Callable[[list[str]], bool] = lambda _argv: False) -> list[Rule] | None:
+                 also_ok: Callable[[list[str]], bool] = lambda _argv: False, *,
+                 command: str | None = None,
+                 risky: Callable[[list[str]], bool] = lambda _argv: False) -> list[Rule] | None:
         """The allow rules that together admit the whole call, or None.
 
-        For a command, every simple command must match an allow rule or
-        ``also_ok``; the list may then be empty (nothing but ``also_ok``)."""
+        For a command, one rule whose text is exactly ``command`` (when given)
+        admits it whole; else every simple command must match an allow rule or
+        ``also_ok``; the list may then be empty (nothing but ``also_ok``). A careful
+        rule's prefix skips a simple command ``risky`` flags."""
         rules = [r for r in self.allow if r.applies_to(tool)]
         if analysis is not None:
+            whole = None if command is None else command.strip()
+            exact = next((r for r in rules if r.exact is not None and r.exact == whole), None)
+            if exact is not None:
+                return [exact]
             if not analysis.clean or not analysis.commands:
                 return None
             used: list[Rule] = []
             for argv in analysis.commands:
-                rule = next((r for r in rules if r.matches_argv(argv)), None)
+                rule = next((r for r in rules if r.matches_argv(argv)
+                             and not (r.careful and r.prefix and risky(argv))), None)
                 if rule is None and not also_ok(argv):
                     return None
                 if rule is not None and rule not in used:

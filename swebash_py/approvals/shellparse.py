@@ -368,6 +368,11 @@ class _Walker:
         return inner
 
 
+def is_interpreter(name: str) -> bool:
+    """Whether ``name`` (a base name) is a language interpreter (python, node, ...)."""
+    return _INTERPRETER.match(name) is not None
+
+
 def _base(name: str) -> str:
     return name.rsplit("/", 1)[-1]
 

@@ -164,6 +164,20 @@ def _hand_over_prompt() -> None:
     early_prompt.hand_over()
 
 
+def _refuse_unknown_model(settings: Settings) -> None:
+    """A model no backend can serve (``nosuch/thing``) is said at once (exit 1, as
+    litellm's refusal was), not after a litellm import (provider.modelnames; unsure
+    cases only warn there)."""
+    from swebash_py.errors import ModelNotFound
+    from swebash_py.provider.modelnames import model_problem
+
+    if not settings.model:
+        return  # none configured: said where it is needed
+    problem = model_problem(settings.model, settings.api_base, settings.backend)
+    if problem is not None and problem[0] == "refuse":
+        raise ModelNotFound(problem[1])
+
+
 def execute(invocation: Invocation) -> int:
     """Run what the invocation asks for (REPL, ``-s``, one-shot); returns the exit code."""
     import asyncio
@@ -176,6 +190,7 @@ def execute(invocation: Invocation) -> int:
 
     settings = load_settings(invocation.setting_flags(),
                              project=project_decider(invocation.trust, _hand_over_prompt))
+    _refuse_unknown_model(settings)
     _warm_for(settings, invocation)
     piped = read_piped()
     question = compose_question(invocation.question, piped)

@@ -18,6 +18,22 @@ def config_path() -> Path:
     return Path(user_config_dir("swebash", appauthor=False)) / "config.toml"
 
 
+def user_config_dir() -> Path:
+    """``<user config dir>/swebash``: the user's custom commands and AGENTS.md live
+    there (README, contract), also when ``$SWEBASH_CONFIG`` names a file elsewhere.
+
+    On Linux, platformdirs' own rule (``$XDG_CONFIG_HOME``, else ``~/.config``)
+    without importing it: every run looks here, and platformdirs pulls in tempfile."""
+    import sys
+
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CONFIG_HOME", "").strip() or "~/.config"
+        return Path(base).expanduser() / "swebash"
+    from platformdirs import user_config_dir as platform_config_dir
+
+    return Path(platform_config_dir("swebash", appauthor=False))
+
+
 def data_dir() -> Path:
     """``$SWEBASH_HOME``, else ``<user data dir>/swebash``."""
     if explicit := os.environ.get("SWEBASH_HOME"):

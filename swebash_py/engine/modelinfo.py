@@ -58,11 +58,13 @@ def _data_path() -> Path | None:
 
 _PRICE_KEYS = ("input_cost_per_token", "output_cost_per_token",
                "cache_read_input_token_cost", "cache_creation_input_token_cost")
-FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", *_PRICE_KEYS,
+FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", "litellm_provider", "mode",
+          *_PRICE_KEYS,
           *(f"{key}_above_200k_tokens" for key in _PRICE_KEYS))
 
 
-HEADER = b"swebash model map 2\n"  # a cache file without it is rebuilt (1: lines unsorted)
+# a cache file without it is rebuilt (1: lines unsorted; 2: no provider and mode)
+HEADER = b"swebash model map 3\n"
 
 
 class ModelMap(Mapping[str, dict[str, Any]]):

@@ -3,9 +3,10 @@
 ``previewed_call`` runs the command as a preview; a preview that changed
 nothing is the result (nothing asked); one past its bound is discarded; one
 with changes asks ONE question (the command, its output's tail, its changes)
-through the approver, and ``outcome`` -- the one place where a preview's fate
-is decided -- turns the answer into ``applied`` or ``discarded``. Whatever
-way it ends, the overlay is freed.
+through the approver (unless its only changes are new files .gitignore
+ignores: ``policy.quiet_reason``, applied with one line), and ``outcome`` --
+the one place where a preview's fate is decided -- turns the answer into
+``applied`` or ``discarded``. Whatever way it ends, the overlay is freed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.events import PreviewEvent
 from swebash_py.preview.apply import MOVED
 from swebash_py.preview.changes import Change
+from swebash_py.preview.policy import quiet_reason
 from swebash_py.preview.run import Preview, PreviewUnavailable, bound_message
 from swebash_py.preview.summary import as_json, change_line, counts_line, shown_name, summary_text
 from swebash_py.tools.base import ToolContext, ToolResult
@@ -77,6 +79,12 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
         emit(PreviewEvent(call.id, call.name, "no-changes", [], "changes: no changes"))
         return Previewed(Verdict("allow", "mode", "the preview changed no file"), result,
                          "no-changes")
+    if verdict.preview == "first" and (quiet := quiet_reason(preview.changes,
+                                                             context.workspace)):
+        emit(PreviewEvent(call.id, call.name, "applied", as_json(preview.changes), quiet))
+        unasked = Verdict("allow", "mode", quiet)
+        return await _apply(pending, verdict, approver, preview, result, journal, context,
+                            unasked, f"changes applied {quiet}")
     summary = summary_text(preview.changes)
     shown = dataclasses.replace(pending, preview=dataclasses.replace(
         pending.preview, output=output_tail(result.output), changes=summary))
@@ -85,6 +93,15 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
     emit(PreviewEvent(call.id, call.name, decided, as_json(preview.changes), summary))
     if decided == "discarded":
         return Previewed(answered, _discarded(answered.reason, result), decided)
+    return await _apply(pending, verdict, approver, preview, result, journal, context,
+                        answered, f"changes applied: {counts_line(preview.changes)}")
+
+
+async def _apply(pending: PendingCall, verdict: Verdict, approver: Approver, preview: Preview,
+                 result: ToolResult, journal: Callable[[], Any] | None, context: ToolContext,
+                 answered: Verdict, note: str) -> Previewed:
+    """Apply the preview's changes (checkpointed); what the user changed since it
+    began is shown and asked about again."""
     record = journal() if journal is not None else _store_journal(context)
     report = preview.apply(record, keep=True)
     kept = report.conflicts
@@ -93,7 +110,7 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
             pending.preview, output=None, changes=conflicts_text(kept))), verdict)
         if again.action == "allow":
             kept = preview.apply_conflicts(report, record).conflicts
-    text = f"{result.output}\n[changes applied: {counts_line(preview.changes)}]"
+    text = f"{result.output}\n[{note}]"
     if kept:
         names = ", ".join(f"{shown_name(c.rel)} ({why})" for c, why in kept[:20])
         text += f"\n[not applied, to keep the user's changes: {names}]"
@@ -101,9 +118,9 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
         **result.metadata, "conflicts": [str(c.path) for c, _ in kept]})
     if record is not None and hasattr(record, "commit"):
         record.commit(pending.call.name)
-        if note := record.note():
-            applied.output += f"\n{note}"
-    return Previewed(answered, applied, decided)
+        if undo_note := record.note():
+            applied.output += f"\n{undo_note}"
+    return Previewed(answered, applied, "applied")
 
 
 def _store_journal(context: ToolContext) -> Any:

@@ -6,10 +6,15 @@ not an escalation or a background command, runs as a preview when
 replaces the question before the run) or, under ``strict``, ``after`` (the
 question stays, the preview follows it). Everything else ("" ) asks as
 before. Allow rules, yolo and ``host_allow`` never reach here: they do not ask.
+
+``quiet_reason``: a preview whose only changes are new, plain files that the
+workspace's ``.gitignore`` ignores (``__pycache__/``) applies without a question.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from swebash_py.sandbox.policy import effective_mode
@@ -40,3 +45,89 @@ def unavailable_reason() -> str | None:
 
     found = overlay.support()
     return None if found.ok else found.reason
+
+
+# previews that apply without a question ---------------------------------------
+QUIET_NOTE = "without a question"
+
+
+def quiet_reason(changes: Any, workspace: Path) -> str | None:
+    """The one line saying why ``changes`` apply without a question, or None (ask).
+
+    Only when every change creates a regular, non-executable file (or a folder
+    for one) where nothing was, under the workspace, at a path the workspace's
+    ``.gitignore`` files ignore (``__pycache__/``, ``build/``), none named like a
+    secret (the one list: ``sandbox.secrets.is_sensitive``), and no settings
+    change was refused. Any modification, deletion, symlink, executable, special
+    bit, hard link, or file the user changed meanwhile asks."""
+    workspace = workspace.resolve()
+    if not changes or changes.refused:
+        return None
+    ignores = _IgnoreFiles(workspace)
+    rels = [c.rel for c in changes.changes]
+    for change in changes.changes:
+        if not _quiet(change, workspace):
+            return None
+        if change.kind == "dir" and any(r.startswith(change.rel + "/") for r in rels):
+            continue  # a folder for ignored files (`*.pyc` ignores what is in __pycache__)
+        if not ignores.ignored(change.rel, change.kind == "dir"):
+            return None
+    files = sum(1 for c in changes.changes if c.kind == "file")
+    folders = sorted({os.path.dirname(c.rel) or "." for c in changes.changes
+                      if c.kind == "file"})
+    where = ", ".join(f"{f}/" for f in folders[:3]) + (" …" if len(folders) > 3 else "")
+    noun = "file" if files == 1 else "files"
+    return f"{QUIET_NOTE}: {files} new .gitignored {noun} in {where}"
+
+
+def _quiet(change: Any, workspace: Path) -> bool:
+    from swebash_py.sandbox.secrets import is_sensitive
+
+    if change.root.resolve() != workspace or change.action != "create" or change.stale:
+        return False
+    if change.base.kind is not None or change.moved_from or change.mode & 0o7000:
+        return False
+    if is_sensitive(Path(change.rel)) or is_sensitive(change.path):
+        return False
+    if change.kind == "dir":
+        return True  # a new folder is opaque (``replace``); nothing was there to replace
+    return (change.kind == "file" and not change.mode & 0o111 and change.link is None
+            and not change.in_place and not change.aliases)
+
+
+class _IgnoreFiles:
+    """The workspace's ``.gitignore`` files (from the git root above it, if any, down
+    to each path's folder), read from the real workspace: a ``.gitignore`` the
+    command itself wrote is in the overlay, never here."""
+
+    def __init__(self, workspace: Path) -> None:
+        from swebash_py.tools.find import GitIgnores
+
+        self._workspace = workspace
+        top = GitIgnores()
+        for base in _above(workspace):
+            top = top.load(str(base))
+        self._by_folder: dict[str, Any] = {"": top}
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        folder = os.path.dirname(rel)
+        return bool(self._for(folder).ignored(str(self._workspace / rel), is_dir))
+
+    def _for(self, folder: str) -> Any:
+        if folder not in self._by_folder:
+            parent = self._for(os.path.dirname(folder))
+            self._by_folder[folder] = parent.load(str(self._workspace / folder))
+        return self._by_folder[folder]
+
+
+def _above(workspace: Path) -> list[Path]:
+    """The folders from the git root down to the workspace (the workspace alone
+    when it is not in a repository)."""
+    chain = [workspace]
+    for parent in workspace.parents:
+        if (chain[-1] / ".git").exists():
+            break
+        chain.append(parent)
+    else:
+        return [workspace]
+    return list(reversed(chain))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swebash_py.config.paths import config_path
+from swebash_py.config.paths import user_config_dir
 from swebash_py.config.project import ProjectStatus
 from swebash_py.project.agents_md import Instructions, load_instructions
 
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 
 def user_dir() -> Path:
-    """``<user config dir>/swebash`` (the directory of the config file)."""
-    return config_path().parent
+    """``<user config dir>/swebash``, wherever ``$SWEBASH_CONFIG`` points."""
+    return user_config_dir()
 
 
 @dataclass

@@ -104,14 +104,18 @@ async def stream_with_retry(
                                     "again later)", status=exc.status,
                                     retry_after=exc.retry_after) from exc
                 if attempt and not shown:
-                    raise type(exc)(f"{exc} (after {attempt} retries)", status=exc.status,
+                    raise type(exc)(f"{exc} (after {_retries(attempt)})", status=exc.status,
                                     retry_after=exc.retry_after) from exc
                 raise
             wait = policy.delay(attempt, exc.retry_after)
             if waited + wait > policy.max_total_delay:
-                raise type(exc)(f"{exc} (gave up after {attempt} retries and {waited:.0f} s of "
+                raise type(exc)(f"{exc} (gave up after {_retries(attempt)} and {waited:.0f} s of "
                                 "waiting)", status=exc.status, retry_after=exc.retry_after) from exc
             waited += wait
             attempt += 1
             on_retry(f"{exc}; retrying in {wait:.1f}s ({attempt}/{policy.max_retries})")
             await asyncio.sleep(wait)
+
+
+def _retries(n: int) -> str:
+    return "1 retry" if n == 1 else f"{n} retries"

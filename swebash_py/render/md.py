@@ -83,13 +83,31 @@ def warm(code_theme: str = "monokai") -> None:
     theme(code_theme)
 
 
+CUT_MARK = "…"  # ends a code line too wide for the terminal
+
+
 class _CodeBlock(CodeBlock):
-    """rich's ``CodeBlock``, given the cached lexer and theme instead of their names."""
+    """rich's ``CodeBlock``, given the cached lexer and theme instead of their names.
+
+    Unlike rich's, never soft-wrapped and never indented: a wrapped line, or the
+    one-column padding rich puts before every line, changes code copied from the
+    terminal (Python stops parsing). A line wider than the terminal is cut, and
+    ends with ``CUT_MARK`` so the cut shows."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
+        code = _cut_wide_lines(str(self.text).rstrip().expandtabs(_TAB_SIZE), options.max_width)
         yield Syntax(code, lexer(self.lexer_name), theme=theme(self.theme),
-                     word_wrap=True, padding=1)
+                     word_wrap=False, padding=(1, 0))
+
+
+def _cut_wide_lines(code: str, width: int) -> str:
+    """Each line at most ``width`` cells, a cut one ending with ``CUT_MARK``."""
+    from rich.cells import cell_len, set_cell_size
+
+    if width < 2:
+        return code
+    return "\n".join(line if cell_len(line) <= width else
+                     set_cell_size(line, width - 1) + CUT_MARK for line in code.split("\n"))
 
 
 class FastMarkdown(Markdown):

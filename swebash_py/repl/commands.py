@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -36,7 +37,14 @@ COMMANDS = {
     "/fix": "why this terminal's last failed command failed, and a fix: /fix [N]",
 }
 
-ARGUMENTS = {  # what Tab offers after the command
+def _model_names(prefix: str) -> list[str]:
+    from swebash_py.provider.modelnames import complete  # the table: on the first Tab
+
+    return complete(prefix)
+
+
+ARGUMENTS: dict[str, Sequence[str] | Callable[[str], Iterable[str]]] = {  # what Tab offers
+    "/model": _model_names,
     "/trust": ("add", "revoke"),
     "/approval": APPROVAL_MODES,
     "/sandbox": SANDBOX_MODES,
@@ -144,12 +152,15 @@ class SlashCommands:
     async def cmd_model(self, arg: str) -> None:
         agent = self.repl.agent
         if arg:
-            from swebash_py.engine.modelinfo import model_entry
+            from swebash_py.provider.modelnames import model_problem
 
-            if model_entry(arg) is None:  # allowed (new models, local servers), but said
-                self.repl.say(f"note: {arg} is not in the model table: its context window "
-                              "and price are unknown (check the name if that is a surprise)",
-                              "yellow")
+            problem = model_problem(arg, agent.options.api_base,
+                                    self.repl.runtime.client.backend_setting)
+            if problem is not None and problem[0] == "refuse":  # it cannot work: kept as was
+                self.repl.say(f"not changed: {problem[1]}", "red")
+                return
+            if problem is not None:  # allowed (new models, local servers), but said
+                self.repl.say(f"note: {problem[1]}", "yellow")
             if refused := self._through_gate("model", arg):
                 self.repl.say(refused, "yellow")
             else:

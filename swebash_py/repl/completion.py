@@ -1,4 +1,5 @@
-"""Completion of slash commands and of file paths (anywhere in the line)."""
+"""Completion of slash commands, their arguments (``/model `` + Tab: the model
+table's names) and of file paths (anywhere in the line)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ class ReplCompleter(Completer):
 
     def __init__(self, commands: dict[str, str],
                  cwd: Callable[[], Path] = Path.cwd,
-                 arguments: Mapping[str, Sequence[str]] | None = None) -> None:
+                 arguments: Mapping[str, Sequence[str] | Callable[[str], Iterable[str]]]
+                 | None = None) -> None:
         self._commands = commands
         self._arguments = arguments or {}
         self._paths = PathCompleter(expanduser=True, get_paths=lambda: [str(cwd())])
@@ -31,7 +33,9 @@ class ReplCompleter(Completer):
             return
         name, _, arg = text.partition(" ")
         if name in self._arguments and " " not in arg:
-            for word in self._arguments[name]:
+            offered = self._arguments[name]  # words, or a function of what is typed
+            words = offered(arg) if callable(offered) else offered
+            for word in words:
                 if word.startswith(arg):
                     yield Completion(word, -len(arg))
             return

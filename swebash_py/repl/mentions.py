@@ -200,6 +200,7 @@ def _text_block(path: Path, name: str, notes: list[str]) -> str | None:
     cut = capped.cut or len(text) > MAX_FILE_CHARS
     text = text[:MAX_FILE_CHARS]
     lines = text.count("\n") + (not text.endswith("\n") and bool(text))
-    notes.append(f"attached {name} ({lines} lines" + (", cut" if cut else "") + ")")
+    counted = "1 line" if lines == 1 else f"{lines} lines"
+    notes.append(f"attached {name} ({counted}" + (", cut" if cut else "") + ")")
     return (f"Contents of `{name}`" + (f" (first {MAX_FILE_CHARS:,} characters)" if cut else "")
             + f":\n```\n{text.rstrip()}\n```")

@@ -54,7 +54,7 @@ def recap(history: list[Message], turns: int = RECAP_TURNS, width: int = LINE_CH
     shown = found[-turns:]
     parts: list[RenderableType] = []
     if len(found) > len(shown):
-        parts.append(Text(f"… {len(found) - len(shown)} earlier turns", style="dim"))
+        parts.append(Text(f"… {_count(len(found) - len(shown), 'earlier turn')}", style="dim"))
     for index, exchange in enumerate(shown):
         room = LAST_ANSWER_LINES if index == len(shown) - 1 else EARLIER_ANSWER_LINES
         parts.append(Text.assemble(("you ", "bold cyan"), one_line(exchange.question, width)))
@@ -90,7 +90,7 @@ class Answer:
             prefix = ("ai  ", "bold") if first else INDENT
             yield Text.assemble(prefix, line, no_wrap=True, overflow="crop")
         if len(lines) > self.max_lines:
-            yield Text(f"{INDENT}… {len(lines) - self.max_lines} more lines", style="dim")
+            yield Text(f"{INDENT}… {_count(len(lines) - self.max_lines, 'more line')}", style="dim")
 
     def _rendered(self, console: Console, options: ConsoleOptions, room: int) -> list[Text]:
         from swebash_py.render.md import FastMarkdown
@@ -111,3 +111,8 @@ def _text(row: list[Segment]) -> Text:
             text.append(segment.text, segment.style)
     text.rstrip()
     return text
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 earlier turn``, ``2 earlier turns``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -69,6 +69,9 @@ class _Ignores:
         return bool(verdict)
 
 
+GitIgnores = _Ignores  # the one .gitignore matcher (pathspec); previews judge new files with it
+
+
 @dataclass
 class _Find:
     root: Path

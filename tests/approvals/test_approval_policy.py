@@ -160,22 +160,31 @@ def test_decision_carries_warnings(ws: Path) -> None:
     assert d.warnings[0] == "from the tool" and any("rm deletes" in w for w in d.warnings)
 
 
-def test_suggest_rule_is_narrow(ws: Path) -> None:
+def test_suggest_rule_is_the_contracts_rule(ws: Path) -> None:
+    """The contract's "At the terminal": a simple command's rule is its program
+    (with the subcommand) and any arguments; interpreters, rm, sudo-likes,
+    redirects and substitutions keep the exact text (changed from one exact
+    rule per command: "always" on `mkdir b1` now remembers `mkdir:*`)."""
     def suggest(tool: str, **args: Any) -> list[str] | None:
         paths = [(ws / args["path"]).resolve()] if "path" in args else []
         return suggest_rule(TRAITS[tool], args, Preview("x", paths=paths), ws)
 
     assert suggest("run_command", command="git status && npm test") == [
-        "run_command(git status)", "run_command(npm test)"]
+        "run_command(git status:*)", "run_command(npm test:*)"]
     assert suggest("run_command", command="npm run test:unit -- --watch") == [
-        "run_command(npm run test:unit -- --watch)"]
-    assert suggest("run_command", command="ls *") == ["run_command(ls '*')"]
+        "run_command(npm run test:unit:*)"]
+    assert suggest("run_command", command="mkdir b1") == ["run_command(mkdir:*)"]
     assert suggest("run_command", command="echo 'a b' | grep a") == [
-        "run_command(echo 'a b')", "run_command(grep a)"]
-    for unaccountable in ("rm $X", "sudo rm x", "ls > out", "echo $(date)", "bash -c ls",
-                          "echo 'touch x' | bash", "python3 - <<'EOF'\nprint(1)\nEOF",
-                          "bash <<'EOF'\nls\nEOF", "cat s | sh -s", "alias l=ls"):
-        assert suggest("run_command", command=unaccountable) is None
+        "run_command(echo:*)", "run_command(grep:*)"]
+    for exact in ("rm -rf build", "python3 -c 'print(1)'", "git -C sub status",
+                  "uv run python -c 1", "kubectl delete pod web", "git clean -fd"):
+        assert suggest("run_command", command=exact) == [f"run_command({exact})"]
+    for whole in ("rm $X", "sudo rm x", "ls > out", "echo $(date)", "bash -c ls",
+                  "echo 'touch x' | bash", "cat s | sh -s", "alias l=ls", "cat < in"):
+        assert suggest("run_command", command=whole) == [f"run_command({whole})"]
+    for unholdable in ("python3 - <<'EOF'\nprint(1)\nEOF", "bash <<'EOF'\nls\nEOF",
+                       "ls > out *"):  # a heredoc's lines; text the rule reads as a prefix
+        assert suggest("run_command", command=unholdable) is None
     assert suggest("write_file", path="src/main.py") == ["write_file(src/main.py)"]
     assert suggest("edit_file", path="a[1]*.py") == ["edit_file(a\\[1\\]\\*.py)"]
     assert suggest("read_file", path="/etc/hosts") == ["read_file(/etc/hosts)"]
@@ -184,12 +193,19 @@ def test_suggest_rule_is_narrow(ws: Path) -> None:
                         ws) is None
 
 
-def test_suggested_rules_allow_exactly_that_call(ws: Path) -> None:
-    for command in ("git status && npm test", "make *", "echo 'a b' | jq a", "make -j4 all"):
+def test_suggested_rules_allow_that_call_and_no_other_program(ws: Path) -> None:
+    for command in ("git status && npm test", "make *", "echo 'a b' | jq a", "make -j4 all",
+                    "mkdir b1", "ls > out", "sh -c 'ls -la'", "rm -rf build"):
         rules = suggest_rule(TRAITS["run_command"], {"command": command}, Preview("x"), ws)
         assert rules is not None
         assert call("run_command", ws, "ask", command=command, allow=rules) == "allow"
-        assert call("run_command", ws, "ask", command=command + " extra", allow=rules) == "ask"
+        assert call("run_command", ws, "ask", command=command + "; rm x", allow=rules) == "ask"
+        assert call("run_command", ws, "ask", command=command + " && curl x", allow=rules) == "ask"
+    mkdir = suggest_rule(TRAITS["run_command"], {"command": "mkdir b1"}, Preview("x"), ws)
+    assert call("run_command", ws, "ask", command="mkdir -p b2/c", allow=mkdir) == "allow"
+    for whole in ("ls > out", "rm -rf build"):  # exact text: another argument asks again
+        rules = suggest_rule(TRAITS["run_command"], {"command": whole}, Preview("x"), ws)
+        assert call("run_command", ws, "ask", command=whole + "x", allow=rules) == "ask"
     for path in ("src/main.py", "a[1]*.py", "/tmp/out.txt"):
         rules = suggest_rule(TRAITS["write_file"], {"path": path},
                              Preview("x", paths=[(ws / path).resolve()]), ws)

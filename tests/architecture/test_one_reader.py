@@ -43,6 +43,8 @@ ALLOWED = {
     ("swebash_py.cli.commands.config_cmd", "example_text"): "our packaged example config",
     ("swebash_py.engine.modelinfo", "model_map"): "the packaged (or cached) model table",
     ("swebash_py.engine.modelinfo", "_load_full"): "litellm's packaged model table",
+    ("swebash_py.provider.modelnames", "_litellm_providers"):
+        "litellm's packaged source, as text: its provider enum (no import)",
     ("swebash_py.tools.catalog", "entries"): "our packaged tool catalog",
     ("swebash_py.store.soundness", "recorded"): "our sessions.db.sound marker in the data dir",
     ("swebash_py.process.cgroups", "_own_cgroup"): "/proc/self/cgroup, the cgroup fs (kernel)",

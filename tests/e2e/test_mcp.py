@@ -139,7 +139,9 @@ def test_agents_md_reaches_the_system_prompt(fake_provider: FakeProvider, worksp
     sub = workspace / "sub"
     sub.mkdir()
     (sub / "AGENTS.md").write_text("Use tabs in this folder.")
-    (isolated / "AGENTS.md").write_text("The user likes short answers.")
+    user = isolated / "xdg-config" / "swebash"  # <user config dir>/swebash
+    user.mkdir(parents=True)
+    (user / "AGENTS.md").write_text("The user likes short answers.")
     fake_provider.queue(Reply(text="ok"))
     result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "hi", cwd=sub)
     assert result.returncode == 0, result.stderr
@@ -194,8 +196,8 @@ def test_repl_custom_command_mcp_and_memory(spawn_ai: Any, fake_provider: FakePr
                                             workspace: Path, isolated: Path) -> None:
     (isolated / "config.toml").write_text('[permissions]\nallow = ["mcp__t__*"]\n'
                                           + toml_servers(t=stdio_server()))
-    commands = isolated / "commands"
-    commands.mkdir()
+    commands = isolated / "xdg-config" / "swebash" / "commands"  # <user config dir>/swebash
+    commands.mkdir(parents=True)
     (commands / "greet.md").write_text("---\ndescription: Greet someone\n---\n"
                                        "Say hello to $1 (all: $ARGUMENTS).\n")
     (commands / "help.md").write_text("shadowing a built-in")
@@ -203,7 +205,8 @@ def test_repl_custom_command_mcp_and_memory(spawn_ai: Any, fake_provider: FakePr
     fake_provider.queue(call("mcp__t__echo", text="Bob"), Reply(text="Greeted him."))
     child = spawn_ai("-m", "openai/x", "--api-base", fake_provider.url)
     child.expect("swebash> ")
-    child.expect("/help is built in")  # the clash warning (the path may wrap)
+    child.expect("/help")  # the clash warning (the path, and so the line, may wrap)
+    child.expect("is built in")
     child.sendline("/greet Bob Smith")
     child.expect("Greeted him.")
     child.sendline("/mcp")

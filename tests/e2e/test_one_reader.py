@@ -182,8 +182,8 @@ def _command_repl(spawn_ai: Any, fp: FakeProvider, isolated: Path, name: str) ->
 def test_a_custom_command_linked_to_a_secret_is_refused(fake_provider: FakeProvider,
                                                         spawn_ai: Any, isolated: Path,
                                                         home: Path) -> None:
-    commands = isolated / "commands"
-    commands.mkdir()
+    commands = isolated / "xdg-config" / "swebash" / "commands"  # <user config dir>/swebash
+    commands.mkdir(parents=True)
     (commands / "leak.md").symlink_to(home / ".ssh" / "id_ed25519")
     child = _command_repl(spawn_ai, fake_provider, isolated, "leak")
     child.expect("custom command /leak is ignored")
@@ -194,8 +194,8 @@ def test_a_custom_command_linked_to_a_secret_is_refused(fake_provider: FakeProvi
 
 def test_twin_a_custom_command_is_sent(fake_provider: FakeProvider, spawn_ai: Any,
                                        isolated: Path) -> None:
-    commands = isolated / "commands"
-    commands.mkdir()
+    commands = isolated / "xdg-config" / "swebash" / "commands"  # <user config dir>/swebash
+    commands.mkdir(parents=True)
     (commands / "greet.md").write_text("Say hello $ARGUMENTS.\n")
     child = _command_repl(spawn_ai, fake_provider, isolated, "greet")
     child.expect("Done.")

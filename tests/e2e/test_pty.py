@@ -184,9 +184,13 @@ def test_repl_compact_summarises_and_the_summary_is_used(fake_provider: FakeProv
     fake_provider.queue(Reply(text="Fine."))
     child.sendline("what next?")
     child.expect("Fine.")
-    last = json.dumps(fake_provider.requests[-1].body)
+    body = fake_provider.requests[-1].body
+    last = json.dumps(body)
     assert "SUMMARY: three questions were answered." in last
-    assert "question number 0" not in last
+    # the turns behind the summary are gone as turns (the structured state still
+    # quotes the user's own words verbatim inside the summary, #31)
+    assert not [m for m in body["messages"] if m.get("content") == "question number 0"]
+    assert "Answer number 0." not in last
     exit_repl(child)
 
 

@@ -20,7 +20,6 @@ import pexpect
 import pyte
 import pytest
 from rich.console import Console
-from rich.markdown import Markdown
 
 from tests.e2e.conftest import AI, ai_env
 from tests.fakeprovider import FakeProvider, Reply
@@ -112,9 +111,12 @@ def screen(raw: str) -> list[str]:
 
 
 def golden(text: str) -> list[str]:
-    """``text`` as rich's own ``Markdown`` draws it at the pty's width, uncoloured."""
+    """``text`` as rich's own ``Markdown`` draws it at the pty's width, uncoloured
+    (with our code blocks: never wrapped or indented)."""
+    from tests.render.helpers import RichMarkdown
+
     console = Console(file=io.StringIO(), width=COLS, color_system=None)
-    console.print(Markdown(text))
+    console.print(RichMarkdown(text))
     lines = [line.rstrip() for line in console.file.getvalue().split("\n")]  # type: ignore[attr-defined]
     while lines and not lines[-1]:
         lines.pop()

@@ -53,7 +53,7 @@ def test_the_resume_recap_is_rendered_like_answers(fake_provider: FakeProvider,
     start = next(i for i, line in enumerate(lines) if line.startswith("resumed session"))
     assert lines[start + 1:start + 6] == [
         "you who holds port 8080?", "ai  Ports in use", "    Port 8080 is held by nginx:",
-        "     • pid 4242", "     sudo ss -ltnp | grep 8080"]
+        "     • pid 4242", "    sudo ss -ltnp | grep 8080"]  # code: no padding column
     assert not any(mark in line for line in lines for mark in ("##", "**", "`"))
     child.sendline("/exit")
     assert finish(child) == 0

@@ -196,7 +196,7 @@ def test_always_applies_and_later_runs_skip_the_preview(fake_provider: FakeProvi
     call = command_reply("mkdir -p out/a")
     fake_provider.queue(call, Reply(text="first done"), call, Reply(text="second done"))
     child = spawn_ai(*model_args(fake_provider), "go")
-    child.expect(r"\[a\]lways remembers: run_command\(mkdir -p out/a\)")
+    child.expect(r"\[a\]lways remembers: run_command\(mkdir:\*\)")  # the contract's rule
     child.expect("Allow these changes")
     child.sendline("a")
     child.expect("first done")

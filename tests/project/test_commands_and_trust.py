@@ -87,8 +87,9 @@ def test_project_commands_count_only_when_trusted(tmp_path: Path, isolated: Path
 
     (tmp_path / ".swebash" / "commands").mkdir(parents=True)
     (tmp_path / ".swebash" / "commands" / "proj.md").write_text("project")
-    (isolated / "commands").mkdir()
-    (isolated / "commands" / "mine.md").write_text("mine")
+    mine = isolated / "xdg-config" / "swebash" / "commands"  # <user config dir>/swebash
+    mine.mkdir(parents=True)
+    (mine / "mine.md").write_text("mine")
     assert sorted(load_custom_commands(ProjectStatus(tmp_path, trusted=False))) == ["mine"]
     assert sorted(load_custom_commands(ProjectStatus(tmp_path, trusted=True))) == ["mine",
                                                                                  "proj"]

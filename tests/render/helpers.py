@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -42,9 +43,20 @@ def renderer(console: Console, **options: object) -> Renderer:
     return Renderer(console, **options)  # type: ignore[arg-type]
 
 
+class RichMarkdown(Markdown):
+    """rich's own ``Markdown`` (its parser, its elements) with our one change: code
+    blocks are never soft-wrapped or indented (``render.md._CodeBlock``)."""
+
+    def __init__(self, markup: str, *args: Any, **kwargs: Any) -> None:
+        from swebash_py.render.md import FastMarkdown
+
+        super().__init__(markup, *args, **kwargs)
+        self.elements = FastMarkdown.elements
+
+
 def whole_render(text: str, color_system: str | None = None, width: int = 80) -> str:
     console = make_console(color_system, width)
-    console.print(Markdown(text))
+    console.print(RichMarkdown(text))
     return output(console)
 
 

@@ -340,3 +340,28 @@ def test_counting_closed_elements_would_lose_that_blank_line(
     monkeypatch.setattr(blocks, "_owes_prior_gap", old_rule)
     doc = IMAGE_DOCS[0]
     assert _joined_by_lines(doc) != _strip_link_ids(whole_render(doc, "truecolor"))
+
+
+def test_code_blocks_are_never_soft_wrapped_or_indented() -> None:
+    """At 50 columns a wide line is cut with a marker, never wrapped onto an indented
+    line; every other line is exactly the code, so it copies back valid."""
+    import io
+
+    from rich.console import Console
+
+    from swebash_py.render.md import CUT_MARK, FastMarkdown
+
+    wide = "    return some_function_with_a_long_name(argument_one, argument_two)"
+    code = f"def f():\n{wide}\n\nprint(f())"
+
+    def drawn(width: int) -> list[str]:
+        console = Console(file=io.StringIO(), width=width, color_system=None)
+        console.print(FastMarkdown(f"Here:\n\n```python\n{code}\n```\n"))
+        out = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        return [line.rstrip() for line in out if line.strip()][1:]
+
+    narrow = drawn(50)
+    assert narrow[0] == "def f():" and narrow[-1] == "print(f())"
+    assert len(narrow) == 3  # no continuation line
+    assert narrow[1].endswith(CUT_MARK) and wide.startswith(narrow[1][:-1])
+    assert drawn(100) == ["def f():", wide, "print(f())"]  # the twin: it fits, whole

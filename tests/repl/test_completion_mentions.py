@@ -41,6 +41,16 @@ def test_some_commands_complete_their_argument(tmp_path: Path) -> None:
     assert completions("/trust add x", tmp_path) == []  # one argument
 
 
+def test_model_completes_from_the_model_table_not_file_names(tmp_path: Path) -> None:
+    (tmp_path / "anthropic-notes.txt").write_text("x")  # a file Tab used to offer
+    offered = completions("/model anthropic/claude-sonnet-4", tmp_path)
+    assert "anthropic/claude-sonnet-4-5" in offered
+    assert all(name.startswith("anthropic/claude-sonnet-4") for name in offered)
+    assert "gpt-4o" in {n.split("/", 1)[-1] for n in completions("/model openai/gpt-4o", tmp_path)}
+    assert completions("/model anthropic-n", tmp_path) == []  # never a path
+    assert completions("/model nosuch/", tmp_path) == []
+
+
 def test_at_path_attaches_the_text_and_leaves_other_at_signs(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("buy milk\ncall bob\n")
     (tmp_path / "pic.png").write_bytes(b"\x89PNG\r\n")
@@ -145,7 +155,7 @@ def test_at_a_secret_asks_in_every_mode_and_no_leaves_it_out(ws: Path, mode: str
         ("read_file", "touches a sensitive file")]
     assert "env-marker" not in found.question and "buy milk" in found.question
     assert found.notes == ["not attached: .env: the user said no",
-                           "attached notes.txt (1 lines)"]
+                           "attached notes.txt (1 line)"]
 
 
 def test_twin_yes_to_the_question_attaches_the_secret(ws: Path) -> None:

@@ -63,3 +63,14 @@ def test_answers_are_cut_and_earlier_ones_more() -> None:
 def test_escape_sequences_in_a_stored_answer_are_not_replayed() -> None:
     lines = shown(exchange("hi", "plain \x1b]0;owned\x07words\x1b[2J"), rendered=True)
     assert lines[1] == "ai  plain words"
+
+
+def test_earlier_turns_are_counted_in_good_english() -> None:
+    from swebash_py.repl.recap import RECAP_TURNS
+
+    def first_line(count: int) -> str:
+        history = [m for n in range(count) for m in exchange(f"q{n}", f"a{n}")]
+        return shown(history, rendered=False)[0]
+
+    assert first_line(RECAP_TURNS + 1) == "… 1 earlier turn"  # was "1 earlier turns"
+    assert first_line(RECAP_TURNS + 2) == "… 2 earlier turns"

@@ -105,13 +105,14 @@ def test_user_once_and_user_always_then_the_remembered_rule(
     asyncio.run(turn_with(fake_provider, scripted("always"), "b", workspace))
     fake_provider.queue(command_call("touch always.txt"), Reply(text="ok"))
     asyncio.run(turn_with(fake_provider, scripted(), "c", workspace))  # nobody asked
-    fake_provider.queue(command_call("touch no.txt"), Reply(text="ok"))
+    # another program: "always" on touch remembered touch:* (the contract's rule)
+    fake_provider.queue(command_call("mkdir no.d"), Reply(text="ok"))
     asyncio.run(turn_with(fake_provider, scripted("no"), "d", workspace))
     with open_store() as store:
         rows = store.audit_rows()
     assert [(r["command"], r["decision"], r["allowed"]) for r in rows] == [
         ("touch once.txt", "user-once", 1), ("touch always.txt", "user-always", 1),
-        ("touch always.txt", "user-always", 1), ("touch no.txt", "discarded", 0)]  # previewed
+        ("touch always.txt", "user-always", 1), ("mkdir no.d", "discarded", 0)]  # previewed
 
 
 def test_audit_rows_on_the_server_and_the_client_cannot_change_them(
