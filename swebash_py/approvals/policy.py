@@ -18,6 +18,7 @@ from typing import Any, Literal
 from swebash_py.approvals.decision import Decision
 from swebash_py.approvals.rules import RuleSet, format_path_rule
 from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
+from swebash_py.sandbox.secrets import is_sensitive
 from swebash_py.tools.base import Preview, ToolTraits
 
 
@@ -129,8 +130,6 @@ _GIT_BRANCH_WRITES = ("-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "-t", "--d
                       "--edit-description", "--no-track")
 _FIND_WRITES = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
                           "-fprint0", "-fprintf", "-fls"})
-_SENSITIVE = re.compile(r"(^|/)(\.env(\..*)?|id_[a-z0-9]+|.*\.pem|.*\.key|\.netrc|"
-                        r"\.git-credentials|\.npmrc|\.pypirc|credentials(\.json)?)$")
 
 
 def is_read_only_command(argv: list[str], workspace: Path) -> bool:
@@ -189,7 +188,7 @@ def _path_ok(word: str, workspace: Path) -> bool:
     if word == "/dev/null":
         return True
     path = _resolve(word, workspace)
-    return _inside(path, workspace) and not _SENSITIVE.search(str(path))
+    return _inside(path, workspace) and not is_sensitive(path)  # the one secrets list
 
 
 # warnings and suggestions -----------------------------------------------------

@@ -122,16 +122,14 @@ def is_protected(path: Path) -> bool:
         return False
 
 
-_SECRET_WORD = re.compile(
-    r"(^|[\s/'\"=:])(\.ssh|\.aws|\.gnupg|\.netrc|\.pgpass|\.git-credentials|\.kube|"
-    r"\.config/gcloud|\.env(\.[\w.-]+)?|id_rsa|id_dsa|id_ecdsa|id_ed25519|"
-    r"[\w.-]+\.(pem|key|p12|pfx))(?=$|[\s/'\";|&)<>])"
-)
+# the words of a command line, split where a path cannot continue
+_WORD_BREAK = re.compile(r"[\s'\"=:;|&()<>`]+")
 
 
 def mentions_secret(command: str) -> bool:
-    """A heuristic for commands: does the text name a secrets path?"""
-    return bool(_SECRET_WORD.search(command))
+    """A heuristic for commands: does the text name a secrets path? Each word is
+    judged by the one secrets list (``is_sensitive``), as a path would be."""
+    return any(is_sensitive(Path(word)) for word in _WORD_BREAK.split(command) if word)
 
 
 def mentions_protected(command: str) -> bool:

@@ -25,7 +25,8 @@ SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store")
 SECRET_SUBDIRS = ((".config", "gcloud"), (".config", "gh"), (".azure",))
 SECRET_NAMES = frozenset({
     ".netrc", ".pgpass", ".git-credentials", ".npmrc", ".pypirc", ".htpasswd",
-    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.json",
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+    "credentials", "credentials.json",
 })
 SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
 _ENV_HARMLESS = (".example", ".sample", ".template", ".dist")
@@ -49,6 +50,16 @@ def is_sensitive(path: Path) -> bool:
             return True
     name = path.name
     return name in SECRET_NAMES or name.endswith(SECRET_SUFFIXES) or is_env_file(name)
+
+
+def exclusion_globs() -> tuple[str, ...]:
+    """The list as ripgrep ``--glob`` exclusions (gitignore syntax), so a search
+    need not even open a secret; ``.env.*`` is excluded whole (a harmless
+    ``.env.example`` is then not searched: a glob cannot re-include it without
+    turning into a whitelist)."""
+    names = [*SECRET_DIRS, *sorted(SECRET_NAMES), ".env", ".env.*"]
+    return (*(f"!{name}" for name in names), *(f"!*{suffix}" for suffix in SECRET_SUFFIXES),
+            *(f"!**/{'/'.join(seq)}" for seq in SECRET_SUBDIRS if len(seq) > 1))
 
 
 def home_secrets(home: Path) -> list[Path]:

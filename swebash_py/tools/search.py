@@ -29,6 +29,7 @@ from typing import BinaryIO
 
 from swebash_py.errors import ToolFailed
 from swebash_py.fs.workspace import SecretsFilter, is_inside, shown_path
+from swebash_py.sandbox.secrets import exclusion_globs
 from swebash_py.tools.base import ToolResult
 from swebash_py.tools.proclines import stream_lines
 
@@ -240,11 +241,6 @@ async def search(pattern: str, root: Path, glob: str | None, workspace: Path,
                      timeout if late else None)
 
 
-# secrets rg need not even open (the filter below is what decides)
-_RG_SECRET_GLOBS = ("!.env", "!.env.*", "!.ssh", "!.aws", "!.gnupg", "!*.pem", "!*.key",
-                    "!id_rsa", "!id_ed25519", "!.netrc", "!.git-credentials")
-
-
 async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path,
                    secrets: SecretsFilter, timeout: float) -> tuple[list[str], bool]:
     """The first matches in path order, and whether the timeout ended the search."""
@@ -256,7 +252,7 @@ async def _ripgrep(pattern: str, root: Path, glob: str | None, workspace: Path,
     argv = ["rg", "--json", "--no-config", "--no-require-git", "--hidden", "--no-follow",
             "--sort", "path", "--glob", "!.git", "--glob", "!node_modules", "--glob", "!.venv"]
     if not secrets.open:
-        for secret in _RG_SECRET_GLOBS:
+        for secret in exclusion_globs():  # rg need not even open them (the filter decides)
             argv += ["--glob", secret]
     argv += ["--glob", glob] if glob else []
     argv += ["--regexp", pattern, "--", str(root)]
