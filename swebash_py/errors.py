@@ -24,6 +24,9 @@ The CLI catches the base class and prints one line (a traceback only with
           │    │                   only if nothing was shown yet)
           │    └── StreamStalled   no complete event for stream_idle_timeout
           └── NotAStream           a 200 whose body is not the expected stream
+
+``ToolFailed`` is apart from the tree: raised inside a tool (or the reader a tool
+calls), it becomes the error result the model sees, never a line for the user.
 """
 
 from __future__ import annotations
@@ -128,3 +131,7 @@ class StreamStalled(StreamCut):
 class NotAStream(ProviderError):
     """The provider answered 200 with something that is not the expected event
     stream (an HTML page from a proxy or a login portal, say)."""
+
+
+class ToolFailed(Exception):
+    """Raised inside a tool to return an error result with this message."""

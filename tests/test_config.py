@@ -8,9 +8,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from swebash_py.config.mcp import McpServerSettings
 from swebash_py.config.settings import Settings, load_settings
 from swebash_py.errors import ConfigError
-from swebash_py.mcpclient.settings import McpServerSettings
 
 SERVER_NAME_RULE = "use letters, digits, '-' and single '_' (at most 32 characters)"
 

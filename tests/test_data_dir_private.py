@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.config.paths import ensure_data_dir
 from swebash_py.doctor.checks import paths_check
+from swebash_py.store.faults import ensure_data_dir
 
 
 def test_a_new_data_directory_is_private(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from swebash_py.agent.fitting import SUMMARY_INSTRUCTION
 from swebash_py.engine.context import merge_same_role
-from swebash_py.engine.fitting import SUMMARY_INSTRUCTION
 from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.provider import openai_wire
 

@@ -20,10 +20,10 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from swebash_py.agent.truncate import cap_middle
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
+from swebash_py.errors import ToolFailed
 from swebash_py.events import (
     ApprovalEvent,
     BlockStart,
@@ -32,8 +32,8 @@ from swebash_py.events import (
     ToolProgress,
     TurnEvent,
 )
-from swebash_py.sandbox.values import redact_result
-from swebash_py.tools.base import Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.text.truncate import cap_middle
+from swebash_py.tools.base import Tool, ToolContext, ToolResult, redact_result
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -276,7 +276,7 @@ class ToolExecutor:
         except PreviewUnavailable as exc:
             note = f"no preview for this command: {exc}"
             self._emit(Notice(note))
-            if verdict.partly_listed:  # no question: it runs read-only (sandbox.grant)
+            if verdict.partly_listed:  # no question: it runs read-only (approvals.grant)
                 verdict = dataclasses.replace(verdict, action="allow", preview="", grant="read")
             elif verdict.preview == "first":
                 verdict = await self._approver.ask(pending, dataclasses.replace(

@@ -103,14 +103,14 @@ class PolicyApprover:
     def _check(self, pending: PendingCall) -> Verdict:
         from swebash_py.approvals import policy
         from swebash_py.approvals.audit import label_for
-        from swebash_py.sandbox.grant import sandbox_decision
+        from swebash_py.approvals.grant import sandbox_decision
 
         args = pending.args.model_dump(exclude_none=True)
         traits = pending.tool.traits()
         sandboxed = traits.kind != "execute" or self._sandboxed()
         decision = policy.decide(traits, args, pending.preview, self.mode, self.rules,
                                  self.workspace, sandboxed=sandboxed)
-        # -- sandbox: decision → grant (the one place; see sandbox/grant.py) --
+        # -- sandbox: decision → grant (the one place; see approvals/grant.py) --
         analysis = (policy.command_analysis(str(args.get("command", "")))
                     if pending.tool.name == "run_command" else None)
         decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
@@ -154,7 +154,7 @@ class PolicyApprover:
     async def _ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
         from swebash_py.approvals import policy
         from swebash_py.approvals.decision import Verdict
-        from swebash_py.sandbox.grant import is_escalation
+        from swebash_py.approvals.grant import is_escalation
 
         escalation = is_escalation(pending.tool.name, pending.args.model_dump())
         if self._asker is None:

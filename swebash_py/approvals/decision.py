@@ -40,7 +40,7 @@ class Decision:
     built-in read-only command list covers it (no person, rule or yolo said
     so): a sandbox may then run it read-only. ``partly_listed``: a command some
     of whose parts allow rules admit and the rest only that list; it is never
-    granted a write (a preview, else read-only: ``sandbox.grant``).
+    granted a write (a preview, else read-only: ``approvals.grant``).
     """
 
     action: Literal["allow", "deny", "ask"]
@@ -51,7 +51,7 @@ class Decision:
     label: str = ""  # the audit's decision label (see ``approvals.audit``), when known
     read_only_list: bool = False  # allowed only by the built-in read-only command list
     partly_listed: bool = False  # allowed partly by rules, the rest only by that list
-    grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (sandbox.grant)
+    grant: Literal["read", "write", "host"] = "write"  # the sandbox it runs in (approvals.grant)
     preview: Literal["", "first", "after"] = ""  # run as a preview first (preview.policy)
 
 

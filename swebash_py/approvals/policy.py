@@ -79,7 +79,7 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     command = str(args.get("command", "")) if analysis is not None else None
     used = rules.allowing(tool_name, paths, analysis, workspace, by_list, command=command,
                           risky=lambda argv: bool(_argv_warnings(argv, workspace)))
-    if used and listed:  # the list's judgment is never what grants a write (sandbox.grant)
+    if used and listed:  # the list's judgment is never what grants a write (approvals.grant)
         return Decision("allow", "rule", "partly allowed by " + ", ".join(r.text for r in used)
                         + ", the rest only by the read-only command list (which never "
                         "grants a write)", warnings, partly_listed=True)

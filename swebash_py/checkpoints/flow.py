@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from swebash_py.checkpoints.revert import Outcome, PathPlan, plan, restore
-from swebash_py.tools.search import shown_path
+from swebash_py.fs.workspace import shown_path
 
 Show = Callable[[str], None]
 Ask = Callable[[str], Awaitable[bool]]

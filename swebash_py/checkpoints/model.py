@@ -108,7 +108,7 @@ def _kind(mode: int) -> str | None:
 
 
 def _user_xattrs(path: Path) -> Xattrs:
-    from swebash_py.preview.changes import user_xattrs
+    from swebash_py.fs.folder import user_xattrs
 
     return user_xattrs(path)
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from swebash_py.checkpoints.model import FileState, StoredChange, new_file_mode
 from swebash_py.fs.writer import Folder, Meta, Writer, fill_bytes
-from swebash_py.tools.edit import unified_diff
+from swebash_py.text.diffs import unified_diff
 
 
 @dataclass

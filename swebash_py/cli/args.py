@@ -18,7 +18,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from swebash_py.cli.invocation import Invocation
-from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
+from swebash_py.config.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.errors import UsageError
 
 if TYPE_CHECKING:

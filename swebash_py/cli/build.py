@@ -12,12 +12,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from swebash_py.agent.fitting import ContextFitter
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
 from swebash_py.cli import startup_gc
 from swebash_py.config.settings import Settings
-from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import RunMode, build_system_prompt
 from swebash_py.errors import ConfigError, SwebashError
@@ -197,7 +197,7 @@ def host_rules_from(settings: Settings) -> RuleSet | None:
     """``[sandbox] host_allow`` as rules, checked now; None when it is empty."""
     if not settings.sandbox.host_allow:
         return None
-    from swebash_py.sandbox.grant import host_rules
+    from swebash_py.approvals.grant import host_rules
 
     try:
         return host_rules(settings.sandbox.host_allow)

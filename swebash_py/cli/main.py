@@ -139,7 +139,7 @@ def run_guarded(invocation: Invocation) -> int:
         if invocation.debug:
             traceback.print_exc()
         from swebash_py.engine.secrets import redact_userinfo
-        from swebash_py.render.sanitize import neutralize  # the message may quote a provider
+        from swebash_py.text.sanitize import neutralize  # the message may quote a provider
 
         sys.stderr.write(f"ai: {neutralize(redact_userinfo(str(exc)))}\n")
         return exc.exit_code
@@ -157,12 +157,19 @@ def _warm_for(settings: Settings, invocation: Invocation) -> None:
         warmup.add(*warmup.TOOLS)
 
 
+def _hand_over_prompt() -> None:
+    """Take the early plain prompt down (before a question prints on the terminal)."""
+    from swebash_py.cli import early_prompt
+
+    early_prompt.hand_over()
+
+
 def _refuse_unknown_model(settings: Settings) -> None:
     """A model no backend can serve (``nosuch/thing``) is said at once (exit 1, as
-    litellm's refusal was), not after a litellm import (engine.modelnames; unsure
+    litellm's refusal was), not after a litellm import (provider.modelnames; unsure
     cases only warn there)."""
-    from swebash_py.engine.modelnames import model_problem
     from swebash_py.errors import ModelNotFound
+    from swebash_py.provider.modelnames import model_problem
 
     if not settings.model:
         return  # none configured: said where it is needed
@@ -182,7 +189,7 @@ def execute(invocation: Invocation) -> int:
     from swebash_py.project.loading import project_decider
 
     settings = load_settings(invocation.setting_flags(),
-                             project=project_decider(invocation.trust))
+                             project=project_decider(invocation.trust, _hand_over_prompt))
     _refuse_unknown_model(settings)
     _warm_for(settings, invocation)
     piped = read_piped()

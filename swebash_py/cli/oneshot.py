@@ -177,7 +177,7 @@ class _TextSink:
 
 
 def _error_line(stream: TextIO, message: str) -> None:
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     stream.write(f"ai: {neutralize(message)}\n")
     stream.flush()
@@ -185,7 +185,7 @@ def _error_line(stream: TextIO, message: str) -> None:
 
 def _note_line(message: str) -> None:
     """A progress note (a retry, a hook warning): stderr, not prefixed like errors."""
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     sys.stderr.write(f"  {neutralize(message)}\n")
     sys.stderr.flush()

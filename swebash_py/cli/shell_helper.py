@@ -91,9 +91,9 @@ def print_bare_command(command: str) -> None:
 
 def for_command_line(command: str) -> str:
     """A suggestion as it may be put on a command line (printed bare, pre-filled
-    for editing): ``render.sanitize.neutralize``'s, the one sanitiser — no
+    for editing): ``text.sanitize.neutralize``'s, the one sanitiser — no
     escape sequence, no control character but newline and tab, no bidi."""
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     return neutralize(command)
 

@@ -33,7 +33,7 @@ from collections.abc import Callable
 # What each kind of answer draws with, in the order it is needed. Two threads that
 # enter a cycle of imports from opposite ends stop one of them with a RuntimeError
 # (importlib's deadlock check), so the thread imports only what imports no module of
-# ours but leaves (the render package's own, events, agent.truncate), never a module
+# ours but leaves (the render package's own, events, text.truncate), never a module
 # the main thread may be in the middle of: the one-shot lets it go once the request
 # is out, when the main thread's own path is loaded; the REPL (which imports
 # prompt-toolkit itself, first thing) once its prompt is up and its session built

@@ -1,9 +1,12 @@
-"""Where our files live: the config file and the data directory (contract)."""
+"""Where our files live: the config file, the data directory and a project's
+``.swebash/`` folder (contract)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+PROJECT_DIR = ".swebash"  # a project's own settings, commands and hooks
 
 
 def config_path() -> Path:
@@ -40,21 +43,6 @@ def data_dir() -> Path:
     return Path(user_data_dir("swebash", appauthor=False))
 
 
-def ensure_data_dir(directory: Path | None = None) -> Path:
-    """The data directory, created if needed; a ``StorageError`` line when it
-    cannot be (a file in the way, read-only, ``/proc/...``)."""
-    directory = directory or data_dir()
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # conversations are private
-        if directory.is_dir():
-            return directory
-        raise NotADirectoryError(20, "not a directory", str(directory))
-    except OSError as exc:
-        from swebash_py.store.faults import describe
-
-        raise describe(exc, directory / "sessions.db") from exc
-
-
 def private_file(path: Path) -> Path:
     """``path`` (a file of ours holding conversations) readable by its owner only:
     created so when missing; made so when it exists, is ours and others could read
@@ -73,3 +61,21 @@ def private_file(path: Path) -> Path:
     except OSError:
         pass
     return path
+
+
+def git_root(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` that holds ``.git``."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def project_root(workspace: Path) -> Path | None:
+    """The folder whose ``.swebash/`` applies: the workspace itself, else its git
+    root, whichever first holds a ``.swebash`` directory."""
+    workspace = workspace.resolve()
+    for candidate in (workspace, git_root(workspace)):
+        if candidate is not None and (candidate / PROJECT_DIR).is_dir():
+            return candidate
+    return None

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
-from swebash_py.cli.names import ApprovalMode, SandboxMode
+from swebash_py.config.mcp import McpServerSettings, check_server_names
+from swebash_py.config.names import ApprovalMode, SandboxMode
 from swebash_py.config.paths import config_path
 from swebash_py.config.table import Table, check_field
 from swebash_py.errors import ConfigError
-from swebash_py.mcpclient.settings import McpServerSettings, check_server_names
 
 if TYPE_CHECKING:
     from swebash_py.config.gate import SettingsGate
-    from swebash_py.project.loading import ProjectStatus
+    from swebash_py.config.project import ProjectStatus
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
@@ -206,7 +206,7 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     data = read_config_file(path)
     status = None
     if project is not None:
-        from swebash_py.project.settings import merge_project
+        from swebash_py.config.project import merge_project
 
         status = project(_workspace_of(data))
         data = merge_project(data, status.config)

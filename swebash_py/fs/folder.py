@@ -15,6 +15,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 # O_PATH (Linux) needs no read permission on the folders on the way.
 O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
@@ -193,3 +194,23 @@ def fill_bytes(data: bytes) -> Callable[[int], None]:
         while view:
             view = view[os.write(dst, view):]
     return fill
+
+
+# overlayfs keeps its own bookkeeping in user.overlay.* xattrs (userxattr mounts)
+OVERLAY_XATTRS = "user.overlay."
+
+
+def user_xattrs(path: str | Path) -> tuple[tuple[str, bytes], ...]:
+    """A path's user xattrs, our overlay's own bookkeeping left out."""
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError:
+        return ()
+    out = []
+    for name in sorted(names):
+        if name.startswith("user.") and not name.startswith(OVERLAY_XATTRS):
+            try:
+                out.append((name, os.getxattr(path, name, follow_symlinks=False)))
+            except OSError:
+                continue
+    return tuple(out)

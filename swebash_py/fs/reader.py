@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from io import BufferedReader
 from pathlib import Path
 
-from swebash_py.tools.base import ToolFailed
-from swebash_py.tools.workspace import is_inside, resolve
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import is_inside, resolve
 
 # O_PATH (Linux) needs no read permission on the directories on the way.
 _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

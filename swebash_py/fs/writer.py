@@ -269,3 +269,20 @@ def write_beneath(path: Path, data: bytes, new_mode: int, roots: Iterable[Path] 
         writer.makedirs(path.parent)
         writer.write_file(path, fill_bytes(data), Meta(mode=new_mode), keep_mode=True,
                           sync=True, prefix=f".{path.name}.")
+
+
+def remove_if_same(root: Path, rel: Path, ident: tuple[int, int, int, str]) -> bool:
+    """Remove ``root/rel`` (no symlink followed on the way), only if it is still the
+    entry that was judged: ``ident`` is its (device, inode, file type, symlink
+    target), as the sandbox's settings guard took it."""
+    try:
+        with Writer([root]) as writer, writer.at(root / rel) as (folder, name):
+            st = folder.lstat(name)
+            target = (os.readlink(name, dir_fd=folder.fd) if stat.S_ISLNK(st.st_mode)
+                      else "")
+            if (st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode), target) != ident:
+                return False  # changed since it was judged: judged again next time
+            folder.remove(name)
+    except OSError:
+        return False
+    return True

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from swebash_py.mcpclient.settings import McpServerSettings
-from swebash_py.render.sanitize import one_line
+from swebash_py.config.mcp import McpServerSettings
+from swebash_py.text.sanitize import one_line
 from swebash_py.tools.base import ToolResult
 
 State = Literal["pending", "starting", "ready", "failed", "stopped"]

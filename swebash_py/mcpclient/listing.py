@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from swebash_py.mcpclient.connection import ServerConnection
 from swebash_py.mcpclient.schema import tool_name
-from swebash_py.render.sanitize import one_line
+from swebash_py.text.sanitize import one_line
 
 
 def server_lines(connection: ServerConnection, *, verbose: bool = True) -> list[str]:

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from swebash_py.config.mcp import McpServerSettings
 from swebash_py.config.paths import data_dir
 from swebash_py.mcpclient.connection import ServerConnection
-from swebash_py.mcpclient.settings import McpServerSettings
 from swebash_py.mcpclient.tool import make_tool
 
 

@@ -17,10 +17,10 @@ import base64
 import json
 from typing import Any
 
-from swebash_py.agent.truncate import cap_middle
 from swebash_py.engine.messages import ImageBlock
-from swebash_py.render.sanitize import neutralize, one_line
-from swebash_py.sandbox.values import redact
+from swebash_py.process.values import redact
+from swebash_py.text.sanitize import neutralize, one_line
+from swebash_py.text.truncate import cap_middle
 from swebash_py.tools.base import ToolResult
 
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import ConfigDict
 
 from swebash_py.mcpclient.schema import sanitize_schema, tool_name
+from swebash_py.process.values import redact, secret_values
 from swebash_py.provider.base import ToolSpec
-from swebash_py.render.sanitize import one_line
-from swebash_py.sandbox.values import redact, secret_values
+from swebash_py.text.sanitize import one_line
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import (
     DefaultApproval,

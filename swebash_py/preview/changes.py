@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from swebash_py.config.paths import PROJECT_DIR as SETTINGS
+from swebash_py.fs.folder import user_xattrs
 from swebash_py.preview import handles
 from swebash_py.preview.handles import Handle
-from swebash_py.project.trust import PROJECT_DIR as SETTINGS
 
 Kind = Literal["file", "dir", "symlink", "fifo"]
 Action = Literal["create", "modify", "delete"]
-OVERLAY_XATTRS = "user.overlay."
 PAST = {"create": "created", "modify": "modified", "delete": "deleted"}
 
 
@@ -128,22 +128,6 @@ def kind_of(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "fifo"
     return "other"
-
-
-def user_xattrs(path: str | Path) -> tuple[tuple[str, bytes], ...]:
-    """A path's user xattrs, our overlay's own bookkeeping left out."""
-    try:
-        names = os.listxattr(path, follow_symlinks=False)
-    except OSError:
-        return ()
-    out = []
-    for name in sorted(names):
-        if name.startswith("user.") and not name.startswith(OVERLAY_XATTRS):
-            try:
-                out.append((name, os.getxattr(path, name, follow_symlinks=False)))
-            except OSError:
-                continue
-    return tuple(out)
 
 
 def _overlay_xattr(path: str, name: str) -> bytes | None:

@@ -21,8 +21,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from swebash_py.fs.folder import user_xattrs
 from swebash_py.fs.writer import Folder, Meta, Writer, apply_meta, fill_from
-from swebash_py.preview.changes import kind_of, user_xattrs
+from swebash_py.preview.changes import kind_of
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from swebash_py.preview.apply import ApplyReport, Journal, apply
 from swebash_py.preview.changes import ChangeSet, read_changes
+from swebash_py.process.proc import ProcResult, run_process
 from swebash_py.sandbox import bwrap, overlay, seccomp
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.policy import SandboxPolicy
-from swebash_py.tools.proc import ProcResult, run_process
 
 FULL_BELOW = 1 << 20  # a bounded tmpfs with less than this free counts as full
 FEW_FILES = 64  # ... or with fewer files left than this (its inode bound)

@@ -18,7 +18,7 @@ from collections import Counter
 from typing import Any
 
 from swebash_py.preview.changes import PAST, Change, ChangeSet
-from swebash_py.render.excerpt import excerpt
+from swebash_py.text.excerpt import excerpt
 
 PER_FILE_LIMIT = 20
 DELETED_SHOWN = 50

@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swebash_py.config.paths import git_root
 from swebash_py.fs.reader import Unreadable, judge, read_allowed
 
 FILE_NAME = "AGENTS.md"
@@ -40,14 +41,6 @@ class Instructions:
         if self.cut:
             parts.append(f"[AGENTS.md text was cut at {CAP_BYTES // 1024} KiB]")
         return "\n\n".join(parts)
-
-
-def git_root(start: Path) -> Path | None:
-    """The nearest directory at or above ``start`` that holds ``.git``."""
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
 
 
 def candidate_paths(cwd: Path, user_dir: Path) -> list[Path]:

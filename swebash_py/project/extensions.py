@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swebash_py.config.paths import user_config_dir
+from swebash_py.config.project import ProjectStatus
 from swebash_py.project.agents_md import Instructions, load_instructions
-from swebash_py.project.loading import ProjectStatus
 
 if TYPE_CHECKING:
     from swebash_py.config.settings import Settings

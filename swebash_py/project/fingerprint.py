@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swebash_py.project.trust import PROJECT_DIR
+from swebash_py.config.paths import PROJECT_DIR
 
 _CHUNK = 1 << 20
 _MAX_CHUNKS = 64  # 64 MiB hashed at most per file
@@ -124,7 +124,7 @@ def _entry(path: str) -> str:
 def differences(before: Fingerprint | None, now: Fingerprint) -> list[str]:
     """What changed, for the question: the settings' lines added and removed,
     then the files added, removed or changed."""
-    from swebash_py.render.sanitize import one_line  # names and lines are the folder's
+    from swebash_py.text.sanitize import one_line  # names and lines are the folder's
 
     if before is None:
         return ["(trusted before swebash remembered what its settings held)",
@@ -144,14 +144,14 @@ def differences(before: Fingerprint | None, now: Fingerprint) -> list[str]:
 
 def describe_contents(root: Path) -> list[str]:
     """What a project's ``.swebash/`` holds, for the trust question."""
-    from swebash_py.project.settings import config_file, read_project_config
+    from swebash_py.config.project import config_file, read_project_config
 
     lines: list[str] = []
     try:
         raw = read_project_config(root)
     except Exception as exc:  # shown, never fatal, before trust
         return [f"{config_file(root)}: {exc}"]
-    from swebash_py.render.sanitize import one_line
+    from swebash_py.text.sanitize import one_line
 
     for name, server in (raw.get("mcp_servers") or {}).items():
         if isinstance(server, dict):

@@ -11,31 +11,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from swebash_py.config.paths import PROJECT_DIR, project_root
+from swebash_py.config.project import ProjectStatus, read_project_config
 from swebash_py.project import trust
 from swebash_py.project.fingerprint import describe_contents, take
-from swebash_py.project.settings import read_project_config
 
-__all__ = ["ProjectStatus", "describe_contents", "project_decider", "resolve_project"]
-
-
-@dataclass
-class ProjectStatus:
-    """The project folder (if it has a ``.swebash/``), whether it is trusted, why."""
-
-    root: Path | None = None
-    trusted: bool = False
-    reason: str = ""
-    config: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def commands_dir(self) -> Path | None:
-        if self.root is None or not self.trusted:
-            return None
-        return self.root / trust.PROJECT_DIR / "commands"
+__all__ = ["describe_contents", "project_decider", "resolve_project"]
 
 
 # the question: the folder, and what changed since it was trusted ([]: never asked)
@@ -48,7 +31,7 @@ CHANGED = ("its settings changed since you trusted it ({what}); not used until y
 def resolve_project(workspace: Path, *, trust_flag: bool = False,
                     ask: Ask | None = None) -> ProjectStatus:
     """The project's status; ``ask`` (None: no terminal) puts the question."""
-    root = trust.project_root(workspace)
+    root = project_root(workspace)
     if root is None:
         return ProjectStatus()
     remembered = trust.answer_for(root)
@@ -82,9 +65,9 @@ def resolve_project(workspace: Path, *, trust_flag: bool = False,
 
 def question_lines(root: Path, changed: list[str]) -> list[str]:
     """The trust question's text: what the folder holds, or what changed in it."""
-    from swebash_py.render.sanitize import neutralize, one_line
+    from swebash_py.text.sanitize import neutralize, one_line
 
-    where = f"{neutralize(str(root))}/{trust.PROJECT_DIR}/"
+    where = f"{neutralize(str(root))}/{PROJECT_DIR}/"
     if changed:
         return [f"This folder's swebash settings changed since you trusted them: {where}",
                 *(f"  {one_line(line, 160)}" for line in changed[:40]),
@@ -108,20 +91,21 @@ def ask_on_terminal(root: Path, changed: list[str]) -> bool | None:
     return answer.strip().lower() in ("y", "yes")
 
 
-def project_decider(trust_flag: bool) -> Callable[[Path], ProjectStatus]:
+def project_decider(trust_flag: bool, before_asking: Callable[[], None] = lambda: None
+                    ) -> Callable[[Path], ProjectStatus]:
     """How a question or the REPL decides whether the folder's ``.swebash/`` counts:
-    ``--trust``, a remembered answer, or a question on the terminal."""
+    ``--trust``, a remembered answer, or a question on the terminal (``before_asking``
+    runs first: the CLI takes its early plain prompt down, which the question would
+    print after)."""
     def ask(root: Path, changed: list[str]) -> bool | None:
-        from swebash_py.cli import early_prompt
-
-        early_prompt.hand_over()  # the question would print after the plain prompt
+        before_asking()
         return ask_on_terminal(root, changed)
 
     def decide(workspace: Path) -> ProjectStatus:
         status = resolve_project(workspace, trust_flag=trust_flag, ask=ask)
         if status.root is not None and not status.trusted and status.reason.startswith(
                 ("not trusted (no terminal", "its settings changed")):
-            sys.stderr.write(f"ai: note: {status.root}/{trust.PROJECT_DIR}/ is not used: "
+            sys.stderr.write(f"ai: note: {status.root}/{PROJECT_DIR}/ is not used: "
                              f"{status.reason}\n")
         return status
 

@@ -23,24 +23,11 @@ if TYPE_CHECKING:
     from swebash_py.project.fingerprint import Fingerprint
 
 FILE_NAME = "trusted_folders.json"
-PROJECT_DIR = ".swebash"
 Answer = Literal["trusted", "declined"]
 
 
 def store_path() -> Path:
     return data_dir() / FILE_NAME
-
-
-def project_root(workspace: Path) -> Path | None:
-    """The folder whose ``.swebash/`` applies: the workspace itself, else its git
-    root, whichever first holds a ``.swebash`` directory."""
-    from swebash_py.project.agents_md import git_root
-
-    workspace = workspace.resolve()
-    for candidate in (workspace, git_root(workspace)):
-        if candidate is not None and (candidate / PROJECT_DIR).is_dir():
-            return candidate
-    return None
 
 
 def _records() -> dict[str, dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swebash_py.render.jsonl import JsonRenderer
-from swebash_py.render.sanitize import neutralize
+from swebash_py.text.sanitize import neutralize
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -18,7 +18,7 @@ __all__ = ["JsonRenderer", "PlainRenderer", "Renderer", "make_renderer", "neutra
 
 def __getattr__(name: str) -> Any:
     """``Renderer`` and ``PlainRenderer`` (and with them rich) load only when used:
-    ``render.sanitize`` is imported for a piped answer, which needs no rich."""
+    ``text.sanitize`` is imported for a piped answer, which needs no rich."""
     if name == "Renderer":
         from swebash_py.render.console import Renderer
 

@@ -6,8 +6,8 @@ import re
 
 from rich.text import Text
 
-from swebash_py.render.excerpt import head_tail
-from swebash_py.render.sanitize import neutralize
+from swebash_py.text.excerpt import head_tail
+from swebash_py.text.sanitize import neutralize
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from swebash_py.render.sanitize import neutralize, one_line
 from swebash_py.render.tools_view import ToolState
 from swebash_py.render.transcript import UsageTally
 from swebash_py.render.waiting import wait_text
+from swebash_py.text.sanitize import neutralize, one_line
 
 _THINK_STYLE = "dim italic"
 _STOP_NOTES = {

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, NewLine, RenderableType, RenderResult
 
-from swebash_py.render.sanitize import StreamNeutralizer
 from swebash_py.render.settling import screenful
+from swebash_py.text.sanitize import StreamNeutralizer
 
 if TYPE_CHECKING:
     from markdown_it.token import Token

@@ -33,9 +33,9 @@ from swebash_py.render.lines import (
     stop_reason_line,
     usage_line,
 )
-from swebash_py.render.sanitize import StreamNeutralizer, one_line
 from swebash_py.render.tools_view import ToolState, approval_line, result_view, short_args
 from swebash_py.render.transcript import UsageTally
+from swebash_py.text.sanitize import StreamNeutralizer, one_line
 
 
 class PlainRenderer:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 
-from swebash_py.agent.truncate import split_cut
 from swebash_py.events import ApprovalEvent
 from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
-from swebash_py.render.sanitize import StreamNeutralizer, one_line
 from swebash_py.render.transcript import command_failed
+from swebash_py.text.sanitize import StreamNeutralizer, one_line
+from swebash_py.text.truncate import split_cut
 
 if TYPE_CHECKING:
     from rich.spinner import Spinner

@@ -22,7 +22,7 @@ import tty
 from dataclasses import dataclass
 
 from swebash_py.cli.shell_helper import user_shell
-from swebash_py.render.sanitize import neutralize
+from swebash_py.text.sanitize import neutralize
 
 KEEP_BYTES = 256 * 1024
 _ALT_SCREEN = (b"\x1b[?1049h", b"\x1b[?1047h", b"\x1b[?47h")

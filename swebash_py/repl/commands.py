@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 from rich.text import Text
 
-from swebash_py.cli.names import APPROVAL_MODES, SANDBOX_MODES
+from swebash_py.config.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.project.extensions import user_dir
-from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.text.sanitize import neutralize, one_line
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl
@@ -38,7 +38,7 @@ COMMANDS = {
 }
 
 def _model_names(prefix: str) -> list[str]:
-    from swebash_py.engine.modelnames import complete  # the table: on the first Tab
+    from swebash_py.provider.modelnames import complete  # the table: on the first Tab
 
     return complete(prefix)
 
@@ -152,7 +152,7 @@ class SlashCommands:
     async def cmd_model(self, arg: str) -> None:
         agent = self.repl.agent
         if arg:
-            from swebash_py.engine.modelnames import model_problem
+            from swebash_py.provider.modelnames import model_problem
 
             problem = model_problem(arg, agent.options.api_base,
                                     self.repl.runtime.client.backend_setting)

@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from swebash_py.engine.messages import Message, TextBlock, ToolUseBlock
-from swebash_py.render.sanitize import neutralize, one_line
+from swebash_py.text.sanitize import neutralize, one_line
 
 RECAP_TURNS = 3
 LINE_CHARS = 100

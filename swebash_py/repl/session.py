@@ -27,26 +27,27 @@ from swebash_py import stopsignals
 from swebash_py.agent.consume import consume
 from swebash_py.cli import shell_helper
 from swebash_py.cli.invocation import Invocation
-from swebash_py.config.paths import ensure_data_dir, private_file
+from swebash_py.config.paths import private_file
 from swebash_py.config.settings import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
 from swebash_py.images import attach
 from swebash_py.render import make_renderer
-from swebash_py.render.sanitize import one_line
 from swebash_py.repl import sandbox_notice
 from swebash_py.repl.attention import Attention
 from swebash_py.repl.commands import ARGUMENTS, COMMANDS, EXIT, SlashCommands
 from swebash_py.repl.completion import ReplCompleter
 from swebash_py.repl.shell import as_context, cd_target, resolve_dir, run_shell
 from swebash_py.shellhist.context import recent_block
+from swebash_py.store.faults import ensure_data_dir
+from swebash_py.text.sanitize import one_line
 
 if TYPE_CHECKING:
+    from swebash_py.agent.fitting import ContextFitter
     from swebash_py.agent.loop import Agent
     from swebash_py.approvals.approver import Answer
     from swebash_py.approvals.decision import PendingCall, Verdict
     from swebash_py.cli.build import Session
-    from swebash_py.engine.fitting import ContextFitter
     from swebash_py.engine.messages import ImageBlock
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
@@ -243,7 +244,7 @@ class Repl:
             self.say(message, "dim")
 
     def say(self, message: str, style: str = "") -> None:
-        from swebash_py.render.sanitize import neutralize
+        from swebash_py.text.sanitize import neutralize
 
         self.console.print(Text(neutralize(message), style=style))
 

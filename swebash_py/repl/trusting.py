@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from swebash_py.config.paths import PROJECT_DIR, project_root
 from swebash_py.project import trust
 from swebash_py.project.loading import describe_contents
 
@@ -26,7 +27,7 @@ def folder(repl: Repl) -> tuple[Path, bool]:
     """The folder in question (the one whose ``.swebash/`` applies, else the
     workspace) and whether it has a ``.swebash/``."""
     workspace = repl.settings.workspace.resolve()
-    root = trust.project_root(workspace)
+    root = project_root(workspace)
     return (root, True) if root is not None else (workspace, False)
 
 
@@ -43,9 +44,9 @@ async def trust_command(repl: Repl, arg: str) -> None:
         trust.remember(path, "trusted")
         repl.say(f"trusted {path}")
         if not has_dir:
-            repl.say(f"(it has no {trust.PROJECT_DIR}/ yet: nothing to load)", "dim")
+            repl.say(f"(it has no {PROJECT_DIR}/ yet: nothing to load)", "dim")
         elif not in_use(repl):
-            repl.say(f"its {trust.PROJECT_DIR}/ settings are not loaded in this session: "
+            repl.say(f"its {PROJECT_DIR}/ settings are not loaded in this session: "
                      f"{RESTART}", "yellow")
     elif arg == "revoke":
         if not trust.revoke(str(path)):
@@ -53,7 +54,7 @@ async def trust_command(repl: Repl, arg: str) -> None:
             return
         repl.say(f"forgot the answer about {path} (it is asked about again at start)")
         if in_use(repl):
-            repl.say(f"this session still uses its {trust.PROJECT_DIR}/ settings: {RESTART}",
+            repl.say(f"this session still uses its {PROJECT_DIR}/ settings: {RESTART}",
                      "yellow")
     else:
         repl.say(USAGE, "red")
@@ -65,7 +66,7 @@ def show(repl: Repl, path: Path, has_dir: bool) -> None:
                   None: "not asked yet"}[answer]
     repl.say(f"{path}: {remembered}")
     if not has_dir:
-        repl.say(f"(no {trust.PROJECT_DIR}/ here: nothing to trust yet)", "dim")
+        repl.say(f"(no {PROJECT_DIR}/ here: nothing to trust yet)", "dim")
         return
     for line in describe_contents(path):
         repl.say(f"  {line}", "dim")
@@ -75,7 +76,7 @@ def show(repl: Repl, path: Path, has_dir: bool) -> None:
         for line in changed:
             repl.say(f"  {line}", "yellow")
     used = in_use(repl)
-    repl.say(f"its {trust.PROJECT_DIR}/ settings are "
+    repl.say(f"its {PROJECT_DIR}/ settings are "
              + ("used in this session" if used else "not used in this session"), "dim")
     if (answer == "trusted") != used:
         repl.say(f"(changed since this session started: {RESTART})", "yellow")

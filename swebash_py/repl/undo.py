@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from swebash_py.checkpoints.flow import Ask, from_turn, is_yes, last_turn, take_back
-from swebash_py.tools.search import shown_path
+from swebash_py.fs.workspace import shown_path
 
 if TYPE_CHECKING:
     from swebash_py.repl.session import Repl
@@ -18,7 +18,7 @@ UNDO_NOTE = "(The user undid the file changes"
 
 def _show(repl: Repl, text: str) -> None:
     from swebash_py.render.diff import looks_like_diff, render_diff
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     if looks_like_diff(text):
         repl.console.print(render_diff(text, max_lines=80))

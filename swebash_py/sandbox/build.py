@@ -7,8 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swebash_py.config.paths import config_path, data_dir
-from swebash_py.project.trust import PROJECT_DIR, project_root
+from swebash_py.config.paths import PROJECT_DIR, config_path, data_dir, project_root
 from swebash_py.sandbox import pathindex
 from swebash_py.sandbox.policy import Grant, SandboxPolicy, effective_mode
 from swebash_py.sandbox.secrets import home_secrets

@@ -7,23 +7,17 @@ an allow-listed name never carries a secret-looking variable.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
+
+from swebash_py.process.values import is_secret_name
 
 ALLOWED = frozenset({
     "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TZ", "SHELL",
     "COLUMNS", "LINES", "EDITOR", "VISUAL",
 })
 ALLOWED_PREFIXES = ("LC_",)
-# names that look like they hold a secret (used for the env and for value redaction)
-SECRET_NAME = re.compile(r"(_KEY|_TOKEN|_SECRET|_PASSWORD|_APIKEY)$|API_KEY|PASSWORD|SECRET|"
-                         r"_TOKEN|CREDENTIAL", re.IGNORECASE)
 FIXED = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1", "CLICOLOR": "0",
          "GIT_TERMINAL_PROMPT": "0"}
-
-
-def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
 
 
 def sandbox_env(base: Mapping[str, str] | None = None,

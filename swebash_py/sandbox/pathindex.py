@@ -42,7 +42,7 @@ from pathlib import Path
 
 import msgspec
 
-from swebash_py.project.trust import PROJECT_DIR as SETTINGS
+from swebash_py.config.paths import PROJECT_DIR as SETTINGS
 from swebash_py.sandbox.secrets import is_secret_entry
 
 MARGIN_NS = 2_000_000_000  # coarse timestamps, and modest clock skew on network filesystems

@@ -2,7 +2,7 @@
 sandbox-exec and "none" behind it (``Backend``), chosen once per process.
 
 A backend turns an argv and a policy into the argv and environment to exec
-(``launch``); the runner runs that through ``tools.proc.run_process`` (own
+(``launch``); the runner runs that through ``process.proc.run_process`` (own
 process group, bounded capture, timeout). A later preview backend fits the
 same shape: ``launch`` plus a change set read after the run.
 """
@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from swebash_py.sandbox import bwrap, reaper, seatbelt, seccomp
+from swebash_py.process import reaper
+from swebash_py.process.proc import ProcResult, run_process
+from swebash_py.sandbox import bwrap, seatbelt, seccomp
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.policy import SandboxPolicy
-from swebash_py.tools.proc import ProcResult, run_process
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,10 @@ are read and run on the host by the next ``ai``. Inside the sandbox:
 - previews need no sweep: their writes land in the overlay, and the change
   set drops everything under a ``.swebash`` (``preview.changes``).
 
-Removal walks from the writable root by directory descriptors and follows no
-symlink (``shutil.rmtree`` with ``dir_fd`` is the symlink-safe variant): a
-background command still running cannot turn the sweep against another folder.
+Removal (``fs.writer.remove_if_same``) walks from the writable root by directory
+descriptors and follows no symlink (``shutil.rmtree`` with ``dir_fd`` is the
+symlink-safe variant): a background command still running cannot turn the sweep
+against another folder.
 What this does not cover: ``ai`` killed by SIGKILL between a run's end and its
 sweep; trust bound to the settings' content (``project.trust``) asks again then.
 """
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from swebash_py.sandbox import pathindex
@@ -60,8 +62,13 @@ def watched(policy: SandboxPolicy) -> list[Path]:
     return [*found, *(p for p in policy.guarded if _beneath(p, roots))]
 
 
-def sweep(policy: SandboxPolicy) -> list[Path]:
-    """Remove the settings the finished run planted; the paths removed."""
+# removes ``root/rel`` through the one writer if it is still the entry judged
+# (``fs.writer.remove_if_same``, passed in by the tools that sweep: fs sits above)
+Remove = Callable[[Path, Path, Identity], bool]
+
+
+def sweep(policy: SandboxPolicy, remove: Remove) -> list[Path]:
+    """Remove (with ``remove``) the settings the finished run planted; the paths removed."""
     if policy.mode != "workspace-write":
         return []
     removed = []
@@ -71,7 +78,7 @@ def sweep(policy: SandboxPolicy) -> list[Path]:
         if ident is None or ident in policy.settings_seen:
             continue
         root = next((r for r in roots if _beneath(path, [r])), None)
-        if root is not None and _remove_beneath(root, path.relative_to(root), ident):
+        if root is not None and remove(root, path.relative_to(root), ident):
             removed.append(path)
     return removed
 
@@ -90,21 +97,3 @@ def _shown(path: Path, workspace: Path) -> str:
 
 def _beneath(path: Path, roots: list[Path]) -> bool:
     return any(path != r and path.is_relative_to(r) for r in roots)
-
-
-def _remove_beneath(root: Path, rel: Path, ident: Identity) -> bool:
-    """Remove ``root/rel`` through the one writer (no symlink followed on the
-    way), only if it is still the entry that was judged."""
-    from swebash_py.fs.writer import Writer
-
-    try:
-        with Writer([root]) as writer, writer.at(root / rel) as (folder, name):
-            st = folder.lstat(name)
-            target = (os.readlink(name, dir_fd=folder.fd) if stat.S_ISLNK(st.st_mode)
-                      else "")
-            if (st.st_dev, st.st_ino, stat.S_IFMT(st.st_mode), target) != ident:
-                return False  # changed since it was judged: judged again by the next sweep
-            folder.remove(name)
-    except OSError:
-        return False
-    return True

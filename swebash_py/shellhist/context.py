@@ -33,7 +33,7 @@ def history_block(entries: list[Entry], last: int = LAST) -> str | None:
     shown = entries[-last:]
     if not shown:
         return None
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     rows = [f"[exit {e.status}] {neutralize(e.cwd)}$ {neutralize(e.line)}" for e in shown]
     return ("<shell_history>\nThe user's own last commands in this terminal (their shell, "
@@ -59,7 +59,7 @@ def with_history(question: str, history_on: bool) -> str:
 
 
 def fix_question(entry: Entry, shell: str) -> str:
-    from swebash_py.render.sanitize import neutralize
+    from swebash_py.text.sanitize import neutralize
 
     duration = f"\nduration: {entry.duration:.1f}s" if entry.duration is not None else ""
     return FIX_INSTRUCTION.format(shell=shell, line=neutralize(entry.line), status=entry.status,

@@ -105,7 +105,7 @@ def _number(text: str) -> float | None:
 def redacted(entry: Entry, values: list[str]) -> Entry:
     """``entry`` with secrets in its line and directory replaced by ``[REDACTED]``."""
     from swebash_py.engine.secrets import redact
-    from swebash_py.sandbox.values import redact as redact_values
+    from swebash_py.process.values import redact as redact_values
 
     line = redact(redact_values(entry.line, values))
     cwd = redact_values(entry.cwd, values)
@@ -129,7 +129,7 @@ def read_history(term: str | None = None, directory: Path | None = None) -> list
         private_file(path)  # made by a shell whose umask let others read it
     if raw is None:
         return []
-    from swebash_py.sandbox.values import secret_values
+    from swebash_py.process.values import secret_values
 
     values = secret_values()
     lines = raw.splitlines()

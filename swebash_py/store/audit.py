@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from swebash_py.approvals.audit import CallRecord
-from swebash_py.team.privacy import digest, scrub, secret_values
+from swebash_py.store.privacy import digest, scrub, secret_values
 
 
 def audit_row(record: CallRecord, session_id: str | None, turn_uid: str | None,

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from swebash_py.config.paths import data_dir
 from swebash_py.errors import StorageError
 
 ELSEWHERE = "or set SWEBASH_HOME to a writable directory"
@@ -132,3 +133,16 @@ def health_check(path: Path) -> list[str]:
         found_problems.append(f"{path}: schema v{found} is newer than this version's "
                               f"v{SCHEMA_VERSION}: upgrade swebash-py")
     return found_problems
+
+
+def ensure_data_dir(directory: Path | None = None) -> Path:
+    """The data directory, created if needed; a ``StorageError`` line when it
+    cannot be (a file in the way, read-only, ``/proc/...``)."""
+    directory = directory or data_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # conversations are private
+        if directory.is_dir():
+            return directory
+        raise NotADirectoryError(20, "not a directory", str(directory))
+    except OSError as exc:
+        raise describe(exc, directory / "sessions.db") from exc

@@ -18,13 +18,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from swebash_py.config.paths import ensure_data_dir
 from swebash_py.engine.context import repair
 from swebash_py.engine.messages import Block, ImageBlock, Message, Role, ToolResultBlock
 from swebash_py.engine.secrets import redact
 from swebash_py.errors import SessionGone, UsageError
 from swebash_py.store import faults, soundness
 from swebash_py.store.changes import FileChangesMixin
+from swebash_py.store.faults import ensure_data_dir
 from swebash_py.store.ids import unique_prefix, uuid7
 from swebash_py.store.records import (
     BlockRecord,

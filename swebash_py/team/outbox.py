@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from swebash_py.store.privacy import digest, scrub, secret_values
 from swebash_py.store.schema import connect
 from swebash_py.team.host import Host
-from swebash_py.team.privacy import digest, scrub, secret_values
 
 KINDS = ("session", "turn", "outcome", "rewind", "block", "audit")  # insert order (keys)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swebash_py.errors import UsageError
-from swebash_py.team.privacy import NOT_UPLOADED
+from swebash_py.store.privacy import NOT_UPLOADED
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ class Local:
 
 
 def open_local(settings: Settings) -> Local:
-    from swebash_py.cli.build import open_store
     from swebash_py.config.paths import data_dir
+    from swebash_py.store.opening import open_store
 
     store = open_store()  # creates / migrates the database
     path = store.path

@@ -14,7 +14,7 @@
   own process group.
 * The process is started by a ``Spawner`` (the seam for a sandbox).
 
-The process helpers (``tools.proc``, the sandbox's reaper and secret values) are
+The process helpers (``process``: proc, reaper and secret values) are
 imported by what runs or stops a command: a session that starts none (an answer
 without tools) needs only the empty table.
 """
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from swebash_py.tools.capture import Capture
+    from swebash_py.process.capture import Capture
 
 # (argv, cwd, env[, pass_fds][, contain=]) -> the process
 Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
@@ -73,7 +73,7 @@ async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
     """The default spawner: the process owner's (``proc.start``), output merged
     into one pipe; ``pass_fds`` stay open in the child (the seccomp filter);
     ``contain``: a host command, in a cgroup of its own (``proc.start``)."""
-    from swebash_py.tools import proc
+    from swebash_py.process import proc
 
     return await proc.start(argv, cwd=cwd, env=env, merge_stderr=True,
                             pass_fds=pass_fds, preexec_fn=_parent_death_hook(),
@@ -98,7 +98,7 @@ class Job:
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        from swebash_py.tools.capture import Capture
+        from swebash_py.process.capture import Capture
 
         self.fresh = Capture(self.head, self.tail)
 
@@ -114,8 +114,8 @@ class Job:
         """The output since the last call, and how many bytes that was. While the
         command runs, an end that could be the start of a secret value waits for
         the next call (the value is redacted whole, never shown in two pieces)."""
-        from swebash_py.sandbox.values import secret_bytes
-        from swebash_py.tools.capture import Capture
+        from swebash_py.process.capture import Capture
+        from swebash_py.process.values import secret_bytes
 
         held = self.fresh.hold_back(secret_bytes()) if self.running else b""
         text, size = self.fresh.text(), self.fresh.total - len(held)
@@ -178,7 +178,7 @@ class JobTable:
             await asyncio.wait_for(asyncio.shield(job.tasks[1]), seconds)
 
     async def _pump(self, job: Job) -> None:
-        from swebash_py.tools.proc import pump
+        from swebash_py.process.proc import pump
 
         stream = job.proc.stdout
         assert stream is not None
@@ -190,7 +190,7 @@ class JobTable:
 
     async def _watch(self, job: Job) -> None:
         """Notice the exit; drain the pipe briefly; kill what the command left behind."""
-        from swebash_py.tools.proc import end_leftovers
+        from swebash_py.process.proc import end_leftovers
 
         delay = 0.005
         while job.proc.returncode is None:
@@ -212,7 +212,7 @@ class JobTable:
         """SIGTERM to the group, SIGKILL after ``GRACE`` seconds; waits for the end."""
         if not job.running:
             return
-        from swebash_py.tools.proc import kill_group_tree, signal_group
+        from swebash_py.process.proc import kill_group_tree, signal_group
 
         job.stopped = True
         signal_group(job.pid, signal.SIGTERM)
@@ -227,7 +227,7 @@ class JobTable:
         live = [j for j in self._jobs.values() if j.running or _group_alive(j.pid)]
         if not live:
             return
-        from swebash_py.tools.proc import kill_group_tree, signal_group
+        from swebash_py.process.proc import kill_group_tree, signal_group
 
         for job in live:
             job.stopped = True
@@ -258,7 +258,7 @@ def _group_alive(pgid: int) -> bool:
 
 def _has_live_member(pgid: int) -> bool:
     """killpg(0) also succeeds for a group of zombies; look for a live member."""
-    from swebash_py.sandbox.reaper import live_processes
+    from swebash_py.process.reaper import live_processes
 
     try:
         return any(group == pgid for _pid, _ppid, group in live_processes())

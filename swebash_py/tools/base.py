@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
@@ -65,10 +65,6 @@ class ToolTraits:
         return self.path_arg is not None or self.kind == "execute"
 
 
-class ToolFailed(Exception):
-    """Raised inside a tool to return an error result with this message."""
-
-
 @dataclass
 class ToolContext:
     """What a running tool may use: where it works, its limits, a progress sink."""
@@ -82,7 +78,7 @@ class ToolContext:
         default_factory=SandboxSettings)
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
-    grant: str = "write"  # read | write | host: the sandbox this call runs in (sandbox.grant)
+    grant: str = "write"  # read | write | host: the sandbox this call runs in (approvals.grant)
 
 
 @dataclass
@@ -94,6 +90,18 @@ class ToolResult:
     is_error: bool = False
     display: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def redact_result(result: ToolResult) -> ToolResult:
+    """A copy of ``result`` with ``output`` and ``display`` free of our secret values."""
+    from swebash_py.process.values import redact, secret_values  # here: a tool call's
+
+    values = secret_values()
+    if not values:
+        return result
+    display = result.display
+    return replace(result, output=redact(result.output, values),
+                   display=redact(display, values) if display else display)
 
 
 @dataclass

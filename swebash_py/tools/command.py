@@ -24,21 +24,23 @@ from typing import Any
 
 from pydantic import Field
 
-from swebash_py.sandbox import runner as sandbox_runner
-from swebash_py.sandbox.build import build_policy
-from swebash_py.sandbox.env import is_secret_name
-from swebash_py.sandbox.notes import access_note, status_note
-from swebash_py.sandbox.policy import SandboxPolicy
-from swebash_py.sandbox.settings_guard import sweep, sweep_note
-from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
-from swebash_py.tools.proc import ProcResult
-from swebash_py.tools.workspace import (
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import (
     mentions_protected,
     mentions_secret,
     real_workspace,
     resolve,
 )
+from swebash_py.fs.writer import remove_if_same
+from swebash_py.process.proc import ProcResult
+from swebash_py.process.values import is_secret_name
+from swebash_py.sandbox import runner as sandbox_runner
+from swebash_py.sandbox.build import build_policy
+from swebash_py.sandbox.notes import access_note, status_note
+from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.settings_guard import sweep, sweep_note
+from swebash_py.tools.args import ToolArgs
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 
 NONINTERACTIVE = {
     "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1", "CLICOLOR": "0",
@@ -172,7 +174,7 @@ class RunCommand(Tool[RunCommandArgs]):
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
         finally:
-            removed = sweep(policy)  # every process of the run is dead by now
+            removed = sweep(policy, remove_if_same)  # every process of the run is dead now
         result = command_result(res, limit, policy, ctx)
         if removed:
             result.output += "\n" + sweep_note(removed, policy.workspace)

@@ -10,7 +10,6 @@ decoded with ``surrogateescape`` so bytes that are not UTF-8 survive an edit.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
 import stat
 from pathlib import Path
@@ -25,11 +24,13 @@ from swebash_py.checkpoints.model import (
     new_file_mode,
     record_folders,
 )
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import ResolvedPath, real_workspace, resolve
 from swebash_py.fs.writer import make_dirs_beneath, write_beneath
+from swebash_py.text.diffs import unified_diff
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.editplan import EditPlan, plan_edit
-from swebash_py.tools.workspace import ResolvedPath, real_workspace, resolve
 
 MAX_EDIT_BYTES = 50 * 1024 * 1024
 
@@ -50,19 +51,6 @@ def read_text(path: Path, shown: str) -> str | None:
     if b"\x00" in data[:8192]:
         raise ToolFailed(f"{shown} looks like a binary file; refusing to edit it")
     return data.decode("utf-8", "surrogateescape")
-
-
-def unified_diff(old: str | None, new: str, shown: str) -> str:
-    """A unified diff from ``old`` (None: a new file) to ``new``."""
-    def lines(text: str) -> list[str]:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").splitlines(True)
-
-    diff = difflib.unified_diff(lines(old or ""), lines(new),
-                                "/dev/null" if old is None else f"a/{shown}", f"b/{shown}")
-    out = []
-    for line in diff:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
 
 
 def checkpointed_write(checkpoints: Checkpointer | None, tool: str, path: Path,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from swebash_py.tools.base import ToolFailed
+from swebash_py.errors import ToolFailed
 
 # read_file's numbering: the line number right-aligned in six columns, then a tab
 _NUMBERED = re.compile(r"^ *\d+\t", re.MULTILINE)

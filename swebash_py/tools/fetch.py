@@ -27,9 +27,10 @@ from functools import partial
 import httpx
 from pydantic import Field, PrivateAttr
 
-from swebash_py.sandbox.values import redact
+from swebash_py.errors import ToolFailed
+from swebash_py.process.values import redact
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.netaddr import Resolution, Resolver, resolve_host, system_resolver
 
 MAX_REDIRECTS = 5

@@ -17,11 +17,12 @@ from pathlib import Path
 
 from pydantic import Field
 
+from swebash_py.errors import ToolFailed
 from swebash_py.fs.reader import file_kind, open_regular, read_capped
+from swebash_py.fs.workspace import ResolvedPath, is_inside, real_workspace, resolve
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.search import search
-from swebash_py.tools.workspace import ResolvedPath, is_inside, real_workspace, resolve
 
 READ_CAP = 256 * 1024  # bytes of numbered text per read_file call
 DEFAULT_LIMIT = 2000  # lines per read_file call

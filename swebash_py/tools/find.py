@@ -28,10 +28,11 @@ from typing import Any, Literal
 import pathspec
 from pydantic import Field
 
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import SecretsFilter, is_inside, real_workspace, resolve, shown_path
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
-from swebash_py.tools.search import ALWAYS_SKIP, shown_path
-from swebash_py.tools.workspace import SecretsFilter, is_inside, real_workspace, resolve
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
+from swebash_py.tools.search import ALWAYS_SKIP
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000

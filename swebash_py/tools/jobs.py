@@ -10,14 +10,16 @@ import atexit
 
 from pydantic import Field
 
-from swebash_py.sandbox import reaper
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.writer import remove_if_same
+from swebash_py.process import reaper
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.notes import status_note
 from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.background import Job, JobTable
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 from swebash_py.tools.command import command_env, pick_shell, sandbox_policy, strip_ansi
 
 MAX_WAIT = 60.0
@@ -95,7 +97,7 @@ class _SettingsSweep:
             return
         self.done = True
         atexit.unregister(self.at_exit)
-        removed = sweep(self.policy)
+        removed = sweep(self.policy, remove_if_same)
         if removed:
             self.job.note = sweep_note(removed, self.policy.workspace)
 

@@ -1,6 +1,6 @@
 """A child's stdout as lines, for a caller that may have enough before it ends.
 
-``stream_lines`` runs ``argv`` through the process owner (``tools.proc``) and
+``stream_lines`` runs ``argv`` through the process owner (``process.proc``) and
 hands each stdout line to ``on_line``; once that returns False (the caller
 has all it wants, e.g. ripgrep's 200th match) the group is killed at once.
 Whatever happens, both pipes keep being read to their end (lines past the stop
@@ -17,7 +17,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from swebash_py.tools import proc
+from swebash_py.process import proc
 
 MAX_LINE = 4 * 1024 * 1024
 STDERR_KEPT = 4096

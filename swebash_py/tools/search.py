@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import SecretsFilter, is_inside, shown_path
 from swebash_py.sandbox.secrets import exclusion_globs
-from swebash_py.tools.base import ToolFailed, ToolResult
+from swebash_py.tools.base import ToolResult
 from swebash_py.tools.proclines import stream_lines
-from swebash_py.tools.workspace import SecretsFilter, is_inside
 
 MATCH_CAP = 200
 TIMEOUT = 30.0  # well inside the executor's (command_timeout + 15 s)
@@ -187,11 +188,6 @@ class _Search:
 
     def _shown(self, full: str) -> str:
         return shown_path(Path(full), self.workspace)
-
-
-def shown_path(path: Path, workspace: Path) -> str:
-    """Relative to the workspace when inside it, else absolute."""
-    return str(path.relative_to(workspace)) if is_inside(path, workspace) else str(path)
 
 
 def format_match(shown: str, lineno: int, text: str, start: int) -> str:

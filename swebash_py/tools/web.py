@@ -24,8 +24,9 @@ import httpx
 from pydantic import Field
 
 from swebash_py.config.settings import WebSearchSettings
+from swebash_py.errors import ToolFailed
 from swebash_py.tools.args import ToolArgs
-from swebash_py.tools.base import Preview, Tool, ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
 
 TIMEOUT = 10.0
 MAX_RESULTS = 10

@@ -6,8 +6,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 
 from swebash_py.approvals.decision import PendingCall, Verdict
-from swebash_py.render.excerpt import excerpt
 from swebash_py.render.transcript import SandboxNotes
+from swebash_py.text.excerpt import excerpt
 from swebash_py.ui.visible import has_hidden, make_visible
 
 PROMPT = "Allow? [y]es / [a]lways / [n]o, or type an instruction: "

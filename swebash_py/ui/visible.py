@@ -1,6 +1,6 @@
 """Untrusted text shown for a decision (a command, a path), with nothing hidden.
 
-Unlike ``render.sanitize.neutralize`` (which removes), this makes every
+Unlike ``text.sanitize.neutralize`` (which removes), this makes every
 control character, escape sequence, bidi override and zero-width character
 *visible*, so what the user approves is what runs: ESC shows as ``\\x1b``,
 other C0/C1 controls as ``\\xNN`` (``\\r`` as ``\\r``), formatting characters

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from swebash_py.agent.fitting import ContextFitter
 from swebash_py.agent.loop import Agent, AgentOptions, Fitter, Recorder
 from swebash_py.approvals.decision import Approver, Decision, PendingCall
-from swebash_py.engine.fitting import ContextFitter
 from swebash_py.engine.messages import Message
 from swebash_py.events import TurnEvent
 from swebash_py.provider.client import ProviderClient

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from swebash_py.engine.fitting import SUMMARY_INSTRUCTION
+from swebash_py.agent.fitting import SUMMARY_INSTRUCTION
 from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.events import Notice, TurnComplete
 from tests.agent.helpers import make_agent, run, small_window_fitter

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from swebash_py.approvals.policy import is_read_only_command
+from swebash_py.fs.workspace import mentions_secret
 from swebash_py.sandbox import secrets
-from swebash_py.tools.workspace import mentions_secret
 
 PACKAGE = Path(__file__).resolve().parents[2] / "swebash_py"
 SECRETS = [*sorted(secrets.SECRET_NAMES), ".env", ".env.local", "server.pem", "tls.key",

@@ -45,19 +45,19 @@ ALLOWED = {
     ("swebash_py.cli.commands.config_cmd", "example_text"): "our packaged example config",
     ("swebash_py.engine.modelinfo", "model_map"): "the packaged (or cached) model table",
     ("swebash_py.engine.modelinfo", "_load_full"): "litellm's packaged model table",
-    ("swebash_py.engine.modelnames", "_litellm_providers"):
+    ("swebash_py.provider.modelnames", "_litellm_providers"):
         "litellm's packaged source, as text: its provider enum (no import)",
     ("swebash_py.tools.catalog", "entries"): "our packaged tool catalog",
     ("swebash_py.store.soundness", "recorded"): "our sessions.db.sound marker in the data dir",
-    ("swebash_py.tools.cgroups", "_own_cgroup"): "/proc/self/cgroup, the cgroup fs (kernel)",
-    ("swebash_py.tools.cgroups", "join"): "cgroup.procs of a cgroup of ours (kernel file)",
-    ("swebash_py.tools.cgroups", "members"): "cgroup.procs of a cgroup of ours (kernel file)",
-    ("swebash_py.tools.cgroups", "kill"): "cgroup.kill of a cgroup of ours (kernel file)",
+    ("swebash_py.process.cgroups", "_own_cgroup"): "/proc/self/cgroup, the cgroup fs (kernel)",
+    ("swebash_py.process.cgroups", "join"): "cgroup.procs of a cgroup of ours (kernel file)",
+    ("swebash_py.process.cgroups", "members"): "cgroup.procs of a cgroup of ours (kernel file)",
+    ("swebash_py.process.cgroups", "kill"): "cgroup.kill of a cgroup of ours (kernel file)",
     # -- the system and the terminal, not files --
     ("swebash_py.engine.system_prompt", "_os_name"): "/etc/os-release: the OS name only",
     ("swebash_py.engine.system_prompt", "_git_head"): ".git/HEAD (or a .git pointer file): "
         "the branch name only, 256 bytes at most",
-    ("swebash_py.sandbox.reaper", "live_processes"): "/proc/PID/stat to find our children",
+    ("swebash_py.process.reaper", "live_processes"): "/proc/PID/stat to find our children",
     ("swebash_py.sandbox.overlay", "mount_points"): "/proc/self/mountinfo",
     ("swebash_py.sandbox.overlay", "_trial"): "a probe overlay in a temp dir of ours",
     ("swebash_py.sandbox.bwrap", "empty_file"): "creates an empty file to mask a secret",

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 # ours, each needed only once the model calls a tool (or a feature is configured).
-# (agent.truncate is not among them: the renderer's tool view cuts results with it,
+# (text.truncate is not among them: the renderer's tool view cuts results with it,
 # and the renderer is loaded for every answer, in the background once the request is out.)
 OURS = tuple(f"swebash_py.{name}" for name in (
     "agent.executor", "approvals.audit", "approvals.decision",
-    "approvals.rules", "sandbox.values", "sandbox.grant", "tools.proc", "sandbox.reaper",
+    "approvals.rules", "process.values", "approvals.grant", "process.proc", "process.reaper",
     "approvals.policy", "approvals.shellparse", "agent.hooks", "project.commands",
     "tools.args", "tools.files", "tools.find", "tools.command", "tools.edit", "tools.fetch",
     "tools.web", "tools.jobs", "checkpoints.model", "checkpoints.flow", "checkpoints.revert",
@@ -69,7 +69,7 @@ def test_the_twin_a_tool_call_loads_the_tool_and_the_policy(fake_provider: Any,
     loaded = heavy_loaded(fake_provider, tmp_path)
     for module in ("approvals.policy", "approvals.shellparse", "tools.args", "tools.files",
                    "agent.executor", "approvals.audit", "approvals.decision",
-                   "approvals.rules", "sandbox.values", "sandbox.grant"):
+                   "approvals.rules", "process.values", "approvals.grant"):
         assert f"'swebash_py.{module}'" in loaded
     assert "'hashlib'" in loaded  # the call's audit row
 
@@ -87,6 +87,6 @@ def test_the_twin_a_write_a_command_and_a_misnamed_tool_load_theirs(
     fake_provider.queue(Reply(text="fine"))
     loaded = heavy_loaded(fake_provider, tmp_path)
     assert (tmp_path / "copy.txt").read_text() == "x\n"
-    for module in ("'tempfile'", "'difflib'", "'swebash_py.tools.proc'",
-                   "'swebash_py.sandbox.reaper'"):
+    for module in ("'tempfile'", "'difflib'", "'swebash_py.process.proc'",
+                   "'swebash_py.process.reaper'"):
         assert module in loaded

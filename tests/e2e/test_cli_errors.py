@@ -47,7 +47,7 @@ def test_unknown_model_on_an_openai_compatible_server(fake_provider: FakeProvide
 
 
 def test_unknown_provider_through_litellm() -> None:
-    """Said before litellm is imported now (engine.modelnames), same exit and words."""
+    """Said before litellm is imported now (provider.modelnames), same exit and words."""
     result = run_ai("-m", "no-such-provider/some-model", "hi", timeout=120)
     assert result.returncode == 1
     assert "unknown model 'no-such-provider/some-model'" in one_line(result.stderr)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from swebash_py.engine.modelnames import complete, known_providers, model_problem
+from swebash_py.provider.modelnames import complete, known_providers, model_problem
 
 
 def test_completion_names_are_litellm_strings() -> None:
@@ -43,7 +43,7 @@ def test_known_models_have_no_problem_and_providers_come_from_litellm() -> None:
 
 
 def test_no_litellm_import() -> None:
-    code = ("import sys; from swebash_py.engine.modelnames import model_problem, complete; "
+    code = ("import sys; from swebash_py.provider.modelnames import model_problem, complete; "
             "model_problem('nosuch/thing'); complete('openai/'); "
             "print('litellm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from swebash_py.config.mcp import McpServerSettings
 from swebash_py.mcpclient.manager import McpManager
-from swebash_py.mcpclient.settings import McpServerSettings
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.registry import ToolRegistry
 from tests.mcp.conftest import stdio_server, time_server

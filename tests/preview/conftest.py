@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from swebash_py.preview.changes import user_xattrs
+from swebash_py.fs.folder import user_xattrs
 from swebash_py.sandbox import overlay
 from tests.e2e.conftest import spawn_ai  # noqa: F401  (a fixture for the pty tests)
 

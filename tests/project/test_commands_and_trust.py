@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.config.paths import project_root
+from swebash_py.config.project import merge_project, read_project_config
 from swebash_py.errors import ConfigError
 from swebash_py.project import trust
 from swebash_py.project.commands import load_commands, split_builtin_clashes
-from swebash_py.project.settings import merge_project, read_project_config
 
 
 def test_commands_expand_arguments_and_read_front_matter(tmp_path: Path) -> None:
@@ -59,9 +60,9 @@ def test_project_root_is_the_workspace_or_its_git_root(tmp_path: Path) -> None:
     (tmp_path / ".swebash").mkdir()
     sub = tmp_path / "sub"
     sub.mkdir()
-    assert trust.project_root(sub) == tmp_path
+    assert project_root(sub) == tmp_path
     (sub / ".swebash").mkdir()
-    assert trust.project_root(sub) == sub
+    assert project_root(sub) == sub
 
 
 def test_project_config_allows_only_its_keys(tmp_path: Path) -> None:
@@ -81,8 +82,8 @@ def test_project_config_allows_only_its_keys(tmp_path: Path) -> None:
 
 
 def test_project_commands_count_only_when_trusted(tmp_path: Path, isolated: Path) -> None:
+    from swebash_py.config.project import ProjectStatus
     from swebash_py.project.extensions import load_custom_commands
-    from swebash_py.project.loading import ProjectStatus
 
     (tmp_path / ".swebash" / "commands").mkdir(parents=True)
     (tmp_path / ".swebash" / "commands" / "proj.md").write_text("project")

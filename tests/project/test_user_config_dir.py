@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from swebash_py.config.paths import config_path, user_config_dir
+from swebash_py.config.project import ProjectStatus
 from swebash_py.project.extensions import load_custom_commands, user_dir
-from swebash_py.project.loading import ProjectStatus
 
 
 def test_the_user_dir_does_not_follow_swebash_config(isolated: Path) -> None:

@@ -3,9 +3,9 @@ the user is told the model saw a cut version (#14: `seq 1 100000` said 5643)."""
 
 from __future__ import annotations
 
-from swebash_py.agent.truncate import cap_middle, split_cut
 from swebash_py.events import TurnComplete
-from swebash_py.tools.proc import Capture
+from swebash_py.process.proc import Capture
+from swebash_py.text.truncate import cap_middle, split_cut
 from tests.render.helpers import FakeClock, make_console, output, renderer
 from tests.render.render_screen import screen_of
 from tests.render.test_render_tools import finish_tool, start_tool

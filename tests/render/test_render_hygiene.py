@@ -25,7 +25,7 @@ from swebash_py.events import (
     TurnComplete,
 )
 from swebash_py.render import PlainRenderer
-from swebash_py.render.sanitize import StreamNeutralizer, neutralize
+from swebash_py.text.sanitize import StreamNeutralizer, neutralize
 from tests.render.helpers import (
     RichMarkdown,
     chunked,

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-CODE = ("import sys\nfrom swebash_py.render import sanitize\n"
+CODE = ("import sys\nfrom swebash_py.text import sanitize\n"
         "stream = sanitize.StreamNeutralizer()\n"
         "out = sanitize.neutralize(sys.argv[1]) + stream.feed(sys.argv[1]) + stream.finish()\n"
         "print(repr(out), sanitize._compiled.cache_info().currsize)\n")

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.process.values import REDACTED, redact, secret_values
 from swebash_py.sandbox.bwrap import bwrap_argv
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.notes import access_note, status_note
 from swebash_py.sandbox.policy import SandboxPolicy
 from swebash_py.sandbox.seatbelt import profile
-from swebash_py.sandbox.values import REDACTED, redact, secret_values
 
 
 def policy(ws: Path, mode: str = "read-only", **extra: object) -> SandboxPolicy:

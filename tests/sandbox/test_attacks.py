@@ -200,7 +200,7 @@ def test_setsid_does_not_outlive_the_command(
     reap.append(f"sleep {marker}")
     attack(fake_provider, workspace, ESCAPE.format(marker) + "echo started", "-y",
            *(OFF if off else ()))
-    # outside the sandbox the reaper (sandbox/reaper.py) does what the pid namespace does
+    # outside the sandbox the reaper (process/reaper.py) does what the pid namespace does
     assert wait_until(lambda: not host_pids(f"sleep {marker}"))
 
 

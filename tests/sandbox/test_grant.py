@@ -11,9 +11,9 @@ import pytest
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, PolicyApprover
 from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.grant import host_rules
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.engine.messages import ToolUseBlock
-from swebash_py.sandbox.grant import host_rules
 from swebash_py.sandbox.policy import effective_mode
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand

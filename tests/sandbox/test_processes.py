@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.sandbox import reaper
-from swebash_py.tools import proc
+from swebash_py.process import proc, reaper
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand
 from tests.sandbox.conftest import host_pids, needs_bwrap, wait_until

@@ -15,12 +15,12 @@ from types import SimpleNamespace
 import pytest
 
 from swebash_py.mcpclient import results
-from swebash_py.sandbox import values
-from swebash_py.sandbox.values import REDACTED, clip_at_cut, redact
-from swebash_py.tools import capture as capture_mod
-from swebash_py.tools import fetch, proc
+from swebash_py.process import capture as capture_mod
+from swebash_py.process import proc
+from swebash_py.process.values import REDACTED, clip_at_cut, redact
+from swebash_py.tools import fetch
 from swebash_py.tools.background import JobTable
-from swebash_py.tools.base import ToolContext
+from swebash_py.tools.base import ToolContext, redact_result
 from swebash_py.tools.command import RunCommand
 from swebash_py.tools.jobs import CommandOutput
 from tests.fakeprovider import FakeProvider
@@ -83,7 +83,7 @@ async def test_run_command_result_has_no_piece(secret_env: None, workspace: Path
     result = await RunCommand().run(RunCommand.Args.model_validate(
         {"command": "cat out.txt"}), ctx)
     assert "cut from the middle" in result.output
-    assert pieces(values.redact_result(result).output) == []
+    assert pieces(redact_result(result).output) == []
 
 
 @needs_bwrap

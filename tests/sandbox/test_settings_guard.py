@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from swebash_py.config.settings import Settings
+from swebash_py.fs.writer import remove_if_same
 from swebash_py.sandbox import pathindex, settings_guard
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.pathindex import PathIndex
@@ -43,7 +44,7 @@ def test_new_settings_are_removed_and_the_users_kept(ws: Path) -> None:
     (ws / "lib" / "x" / ".swebash").symlink_to(ws / "app" / ".swebash")
     (ws / "notes").mkdir()
     (ws / "notes" / "config.toml").write_text("kept")  # twin: not settings
-    removed = settings_guard.sweep(policy)
+    removed = settings_guard.sweep(policy, remove_if_same)
     assert set(removed) == {ws / ".swebash", ws / "lib" / "x" / ".swebash"}
     assert not os.path.lexists(ws / ".swebash") and not os.path.lexists(ws / "lib/x/.swebash")
     assert (ws / "app" / ".swebash" / "config.toml").read_text() == "# user's\n"
@@ -55,7 +56,7 @@ def test_new_settings_are_removed_and_the_users_kept(ws: Path) -> None:
 def test_a_folder_moved_with_its_settings_is_not_planted(ws: Path) -> None:
     policy = policy_for(ws)
     os.rename(ws / "app", ws / "app2")
-    assert settings_guard.sweep(policy) == []
+    assert settings_guard.sweep(policy, remove_if_same) == []
     assert (ws / "app2" / ".swebash" / "config.toml").exists()
 
 
@@ -64,7 +65,7 @@ def test_our_own_config_planted_in_the_workspace_is_removed(
     monkeypatch.setenv("SWEBASH_CONFIG", str(ws / "ai.toml"))
     policy = policy_for(ws)
     (ws / "ai.toml").write_text('[hooks]\npre_tool = ["touch x"]\n')
-    assert settings_guard.sweep(policy) == [ws / "ai.toml"]
+    assert settings_guard.sweep(policy, remove_if_same) == [ws / "ai.toml"]
     assert not (ws / "ai.toml").exists()
 
 
@@ -73,7 +74,7 @@ def test_read_only_runs_are_not_swept(ws: Path) -> None:
     same plant, by the user, under a read-only policy, stays)."""
     policy = policy_for(ws, "read-only")
     (ws / ".swebash").mkdir()
-    assert settings_guard.sweep(policy) == []
+    assert settings_guard.sweep(policy, remove_if_same) == []
     assert (ws / ".swebash").is_dir()
 
 
@@ -90,9 +91,9 @@ def test_the_sweep_follows_no_symlink(ws: Path, tmp_path: Path) -> None:
     os.rename(ws / "lib", outside)
     (ws / "lib").symlink_to(outside)
     assert settings_guard.identity(ws / "lib" / ".swebash") == ident  # same entry via link
-    assert not settings_guard._remove_beneath(ws, Path("lib/.swebash"), ident)
+    assert not remove_if_same(ws, Path("lib/.swebash"), ident)
     assert (outside / ".swebash").is_dir()
     os.unlink(ws / "lib")
     os.rename(outside, ws / "lib")
-    assert settings_guard._remove_beneath(ws, Path("lib/.swebash"), ident)
+    assert remove_if_same(ws, Path("lib/.swebash"), ident)
     assert not (ws / "lib" / ".swebash").exists()

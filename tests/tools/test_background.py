@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.errors import ToolFailed
 from swebash_py.tools.background import JobTable
-from swebash_py.tools.base import ToolContext, ToolFailed, ToolResult
+from swebash_py.tools.base import ToolContext, ToolResult
 from swebash_py.tools.command import RunCommand
 from swebash_py.tools.jobs import CommandOutput, StopCommand
 from tests.tools.conftest import alive, call, group_members

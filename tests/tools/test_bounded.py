@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.tools import proc
+from swebash_py.process import proc
 from swebash_py.tools import search as search_mod
 from swebash_py.tools.proclines import stream_lines
 from swebash_py.tools.search import MATCH_CAP, search

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.process.proc import Capture
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand, pick_shell, strip_ansi
-from swebash_py.tools.proc import Capture
 from tests.tools.conftest import alive, call
 
 

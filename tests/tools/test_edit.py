@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.errors import ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.edit import EditFile, WriteFile
 from tests.tools.conftest import call
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from swebash_py.tools.base import ToolFailed
+from swebash_py.errors import ToolFailed
 from swebash_py.tools.editplan import plan_edit, without_line_numbers
 from swebash_py.tools.fetch import page
 

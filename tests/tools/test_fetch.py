@@ -8,7 +8,8 @@ import pytest
 
 from swebash_py.approvals.policy import decide, suggest_rule
 from swebash_py.approvals.rules import RuleSet
-from swebash_py.tools.base import ToolContext, ToolFailed, ToolResult
+from swebash_py.errors import ToolFailed
+from swebash_py.tools.base import ToolContext, ToolResult
 from swebash_py.tools.fetch import MAX_BYTES, WebFetch
 from swebash_py.tools.netaddr import is_private
 from tests.tools.webpages import BIG, Site

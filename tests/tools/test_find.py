@@ -8,8 +8,9 @@ from pathlib import Path
 import pathspec
 import pytest
 
+from swebash_py.errors import ToolFailed
 from swebash_py.tools import find
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.find import FindFiles
 from tests.tools.conftest import call
 
@@ -153,8 +154,8 @@ def test_the_direct_regexes_answer_as_pathspec_does(lines: list[str]) -> None:
     the same answer as pathspec, with negations and directories."""
     import threading
 
+    from swebash_py.fs.workspace import SecretsFilter
     from swebash_py.tools.find import _Find, _Ignores
-    from swebash_py.tools.workspace import SecretsFilter
 
     spec = pathspec.PathSpec.from_lines("gitignore", lines)
     job = _Find(Path("/r"), spec, 10, True, threading.Event(), SecretsFilter(Path("/r")))

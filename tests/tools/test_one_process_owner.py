@@ -1,4 +1,4 @@
-"""One owner of the tools' child processes: ``tools/proc.py`` spawns them, and
+"""One owner of the tools' child processes: ``process/proc.py`` spawns them, and
 nothing waits on a process with ``proc.wait()`` (it waits for the pipes too,
 which a paused reader never sees close). A second spawner in tools/ or the
 sandbox's runner is a future hole: this fails when one appears."""
@@ -11,8 +11,12 @@ from pathlib import Path
 import swebash_py
 
 PACKAGE = Path(swebash_py.__file__).parent
-OWNER = PACKAGE / "tools" / "proc.py"
-WATCHED = [*sorted((PACKAGE / "tools").glob("*.py")), PACKAGE / "sandbox" / "runner.py"]
+OWNER = PACKAGE / "process" / "proc.py"
+# the reaper forks its own watcher of our process group, not a tool's child
+REAPER = PACKAGE / "process" / "reaper.py"
+WATCHED = [*sorted((PACKAGE / "tools").glob("*.py")),
+           *(p for p in sorted((PACKAGE / "process").glob("*.py")) if p != REAPER),
+           PACKAGE / "sandbox" / "runner.py"]
 SPAWNING = re.compile(r"create_subprocess_(exec|shell)|subprocess\.(run|Popen|call|check_)"
                       r"|os\.(fork|posix_spawn|spawn)|\bproc(ess)?\.wait\(\)")
 

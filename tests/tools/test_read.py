@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.errors import ToolFailed
 from swebash_py.tools import files
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.files import LIST_CAP, READ_CAP, ListDirectory, ReadFile, read_numbered
 from tests.tools.conftest import call
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from swebash_py.errors import ToolFailed
 from swebash_py.tools import search as search_mod
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.files import SearchFiles
 from swebash_py.tools.search import MATCH_CAP, GitIgnore
 from tests.tools.conftest import call

@@ -13,7 +13,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from swebash_py.config.settings import WebSearchSettings
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.errors import ToolFailed
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.web import (
     BraveBackend,
     DuckDuckGoBackend,

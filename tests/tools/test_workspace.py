@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from swebash_py.config.paths import config_path, data_dir
-from swebash_py.tools.base import ToolContext, ToolFailed
+from swebash_py.errors import ToolFailed
+from swebash_py.fs.workspace import mentions_secret, resolve
+from swebash_py.tools.base import ToolContext
 from swebash_py.tools.edit import EditFile, WriteFile
 from swebash_py.tools.files import ReadFile
-from swebash_py.tools.workspace import mentions_secret, resolve
 from tests.tools.conftest import call
 
 
@@ -154,7 +155,7 @@ def test_command_secret_heuristic() -> None:
 
 def test_commands_naming_our_data_with_a_tilde_are_protected(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from swebash_py.tools.workspace import mentions_protected
+    from swebash_py.fs.workspace import mentions_protected
 
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("SWEBASH_HOME", str(tmp_path / ".local" / "share" / "swebash"))

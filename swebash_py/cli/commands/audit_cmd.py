@@ -42,8 +42,8 @@ def _server(settings: Any, filters: Any) -> list[dict[str, Any]]:
 
 
 def _local(filters: Any) -> list[dict[str, Any]]:
-    from swebash_py.cli.build import open_store
     from swebash_py.config.paths import data_dir
+    from swebash_py.store.opening import open_store
     from swebash_py.team.audit_query import local_rows
     from swebash_py.team.host import current_host
 

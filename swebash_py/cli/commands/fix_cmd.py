@@ -79,7 +79,7 @@ def run_fix(args: list[str]) -> int:
         return quiet_broken_pipe()
     except SwebashError as exc:  # as cli.main's boundary: the message may quote a provider
         from swebash_py.engine.secrets import redact_userinfo
-        from swebash_py.render.sanitize import neutralize
+        from swebash_py.text.sanitize import neutralize
 
         sys.stderr.write(f"ai: {neutralize(redact_userinfo(str(exc)))}\n")
         return exc.exit_code
@@ -111,7 +111,7 @@ def _ask_and_offer(settings: Settings, invocation: Invocation, question: str) ->
     command = shell_helper.extract_fenced(text)
     if not command:  # the model says no command fixes it: that is the answer
         if bare:
-            from swebash_py.render.sanitize import neutralize
+            from swebash_py.text.sanitize import neutralize
 
             sys.stderr.write(f"ai: no corrected command: {neutralize(text.strip())}\n")
         return 1

@@ -29,8 +29,8 @@ def shell_init(
     chosen = key or settings.key
     directory = None
     if settings.history:
-        from swebash_py.config.paths import ensure_data_dir
         from swebash_py.shellhist.store import history_dir, prune
+        from swebash_py.store.faults import ensure_data_dir
 
         directory = ensure_data_dir(history_dir())  # the shell only appends to files in it
         prune(directory)

@@ -34,7 +34,7 @@ def undo(yes: Annotated[bool, typer.Option("-y", "--yes",
                                                 "are left alone).")] = False) -> None:
     """Revert the file changes of the last turn here, showing the diff and asking first."""
     from swebash_py.checkpoints.flow import last_turn, take_back
-    from swebash_py.cli.build import open_store
+    from swebash_py.store.opening import open_store
 
     settings = load_settings()
     store = open_store()

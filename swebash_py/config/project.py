@@ -1,4 +1,5 @@
-"""A project's own settings: ``.swebash/config.toml``.
+"""A project's own settings: ``.swebash/config.toml``, and whether they count
+(``ProjectStatus``, decided by ``project.loading`` before the settings are built).
 
 Only these keys may appear there: ``[mcp_servers.NAME]``, ``[permissions]``
 (``allow``, ``deny``) and ``[hooks]`` (``pre_tool``, ``post_tool``). They are
@@ -9,15 +10,32 @@ name keeps the user's definition.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swebash_py.config.paths import PROJECT_DIR
 from swebash_py.errors import ConfigError
-from swebash_py.project.trust import PROJECT_DIR
 
 CONFIG_NAME = "config.toml"
 _ALLOWED = {"mcp_servers": None, "permissions": {"allow", "deny"},
             "hooks": {"pre_tool", "post_tool"}}
+
+
+@dataclass
+class ProjectStatus:
+    """The project folder (if it has a ``.swebash/``), whether it is trusted, why."""
+
+    root: Path | None = None
+    trusted: bool = False
+    reason: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def commands_dir(self) -> Path | None:
+        if self.root is None or not self.trusted:
+            return None
+        return self.root / PROJECT_DIR / "commands"
 
 
 def config_file(root: Path) -> Path:

@@ -1,4 +1,4 @@
-"""The approval modes, shared by the argument parser, the config and the REPL."""
+"""The approval and sandbox modes: settings values, shared by the argument parser and the REPL."""
 
 from typing import Literal, get_args
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 _MARKER_ROOM = 90
-# The markers this module and tools/proc.py's Capture leave where they cut.
+# The markers this module and process/capture.py's Capture leave where they cut.
 CUT_MARKER = re.compile(r"\n?\[\.\.\. [\d,]+ (?:bytes|characters) \(([\d,]+) lines\)"
                         r"(?: of output)? cut from the middle \.\.\.\]\n?")
 

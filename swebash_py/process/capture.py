@@ -9,7 +9,7 @@ import contextlib
 import time
 from collections.abc import Callable
 
-from swebash_py.sandbox.values import clip_at_cut, partial_prefix
+from swebash_py.process.values import clip_at_cut, partial_prefix
 
 
 class Capture:

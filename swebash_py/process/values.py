@@ -9,19 +9,19 @@ could be part of a value are dropped or held back first."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
-
-from swebash_py.sandbox.env import is_secret_name
-
-if TYPE_CHECKING:
-    from swebash_py.tools.base import ToolResult  # a type only: the sandbox sits below tools
 
 MIN_LEN = 8
 REDACTED = "[REDACTED]"
+# names that look like they hold a secret (used for the env and for value redaction)
+SECRET_NAME = re.compile(r"(_KEY|_TOKEN|_SECRET|_PASSWORD|_APIKEY)$|API_KEY|PASSWORD|SECRET|"
+                         r"_TOKEN|CREDENTIAL", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(SECRET_NAME.search(name))
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
@@ -75,13 +75,3 @@ def redact(text: str, values: list[str] | None = None) -> str:
         return text
     pattern = re.compile("|".join(re.escape(v) for v in values))
     return pattern.sub(REDACTED, text)
-
-
-def redact_result(result: ToolResult) -> ToolResult:
-    """A copy of a ``ToolResult`` with ``output`` and ``display`` redacted."""
-    values = secret_values()
-    if not values:
-        return result
-    display = result.display
-    return dataclasses.replace(result, output=redact(result.output, values),
-                               display=redact(display, values) if display else display)

@@ -45,10 +45,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from swebash_py.sandbox.reaper import kill_tree
-from swebash_py.tools import cgroups
-from swebash_py.tools.capture import Capture as Capture  # re-exported: one import for callers
-from swebash_py.tools.capture import Throttle
+from swebash_py.process import cgroups
+from swebash_py.process.capture import Capture as Capture  # re-exported: one import for callers
+from swebash_py.process.capture import Throttle
+from swebash_py.process.reaper import kill_tree
 
 CHUNK = 65536
 _cgroup_of: dict[int, str] = {}  # leader pid -> its cgroup, until ended

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 
 from swebash_py.engine.secrets import REDACTED, redact
-from swebash_py.sandbox.values import secret_values
+from swebash_py.process.values import secret_values
 
 __all__ = ["NOT_UPLOADED", "digest", "scrub", "secret_values"]
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swebash_py.config.paths import config_path, data_dir
+from swebash_py.errors import ToolFailed
 from swebash_py.sandbox.secrets import is_secret_entry, is_sensitive
-from swebash_py.tools.base import ToolFailed
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,11 @@ def runs_code_later(path: Path) -> bool:
     can make the user's own next ``git status`` or ``ai`` run a command, so a
     write always asks (even under auto-edit) and is never remembered."""
     return any(part in CONTROL_DIRS for part in path.parts)
+
+
+def shown_path(path: Path, workspace: Path) -> str:
+    """Relative to the workspace when inside it, else absolute."""
+    return str(path.relative_to(workspace)) if is_inside(path, workspace) else str(path)
 
 
 def is_inside(path: Path, workspace: Path) -> bool:
