@@ -267,25 +267,10 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         """The whole transcript (from turn ``from_seq`` on): turns in order, each
         with its blocks in order."""
         rows = self._read(
-            "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
-            " t.input_tokens, t.output_tokens, t.cost,"
-            " b.block_type, b.text, b.json, b.created, t.rewound,"
-            " t.cache_read_tokens, t.cache_write_tokens"
-            " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
+            _TURN_ROWS +
             " WHERE t.session_id = ? AND t.seq >= ? ORDER BY t.seq, b.seq",
             (session_id, from_seq))
-        turns: list[TurnRecord] = []
-        for r in rows:
-            if not turns or turns[-1].id != r[0]:
-                turns.append(TurnRecord(int(r[0]), int(r[1]), str(r[2]), float(r[3]),
-                                        _float(r[4]), _str(r[5]), int(r[6]), int(r[7]),
-                                        _float(r[8]), rewound=_float(r[13]),
-                                        cache_read_tokens=int(r[14]),
-                                        cache_write_tokens=int(r[15])))
-            if r[9] is not None:
-                turns[-1].blocks.append(BlockRecord(str(r[9]), str(r[10]),
-                                                    parse_json(_str(r[11])), float(r[12])))
-        return turns
+        return _turn_records(rows)
 
     def add_checkpoint(self, turn_id: int, messages: list[Message]) -> None:
         """Record that the history, as of now in turn ``turn_id``, is ``messages``
@@ -343,11 +328,7 @@ class Store(FileChangesMixin, TeamRecordsMixin):
         transcript read a page at a time (``ai sessions show`` shows the first
         page while later ones are still unread)."""
         rows = self._read(
-            "SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
-            " t.input_tokens, t.output_tokens, t.cost,"
-            " b.block_type, b.text, b.json, b.created, t.rewound,"
-            " t.cache_read_tokens, t.cache_write_tokens"
-            " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id"
+            _TURN_ROWS +
             " WHERE t.id IN (SELECT id FROM turns WHERE session_id = ? AND seq > ?"
             "                ORDER BY seq LIMIT ?)"
             " ORDER BY t.seq, b.seq", (session_id, after_seq, limit))
@@ -392,6 +373,14 @@ def _str(value: object) -> str | None:
 
 def _float(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+# a turn's columns, then its blocks' (one row per block; _turn_records reads them)
+_TURN_ROWS = ("SELECT t.id, t.seq, t.user_text, t.created, t.completed, t.stop_reason,"
+              " t.input_tokens, t.output_tokens, t.cost,"
+              " b.block_type, b.text, b.json, b.created, t.rewound,"
+              " t.cache_read_tokens, t.cache_write_tokens"
+              " FROM turns t LEFT JOIN turn_blocks b ON b.turn_id = t.id")
 
 
 def _turn_records(rows: list[Any]) -> list[TurnRecord]:
