@@ -25,6 +25,7 @@ from swebash_py.errors import (
     StreamCut,
 )
 from swebash_py.provider.errormap import error_for_status, is_context_message, retry_after_seconds
+from swebash_py.provider.modelnames import unknown_provider
 
 _BODY = re.compile(r"""b?(['"])(\{.*\})\1|(\{.*\})""", re.DOTALL)
 _PREFIX = re.compile(r"^(?:litellm\.)?\w*(?:Error|Exception)(?: - |: )")
@@ -86,7 +87,7 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None, *,
     if name == "ContextWindowExceededError" or is_context_message(message):
         return ContextTooLong(f"context too long for {model}: {message}", status=400)
     if "LLM Provider NOT provided" in raw:
-        return ModelNotFound(_unknown_provider(model))
+        return ModelNotFound(unknown_provider(model))
     if name == "MidStreamFallbackError" or (midstream and not _is_litellm(exc)):
         detail = message if _is_litellm(exc) else "the provider sent something we could not read"
         return StreamCut(f"the stream from {model} broke midway: {detail}")
@@ -106,15 +107,6 @@ def _is_litellm(exc: Exception) -> bool:
 def _where(model: str, api_base: str | None) -> str:
     host = urlsplit(api_base).netloc if api_base else ""
     return host or f"the provider for {model}"
-
-
-def _unknown_provider(model: str) -> str:
-    prefix = model.split("/", 1)[0] if "/" in model else ""
-    said = f"no provider is called '{prefix}'" if prefix else "the model names no provider"
-    return (f"unknown model '{model}': {said}; write provider/model, e.g. "
-            "openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, gemini/gemini-2.5-flash, "
-            "ollama_chat/llama3.1 (or a bare name with --api-base for an "
-            "OpenAI-compatible server)")
 
 
 def describe(exc: Any) -> str:

@@ -102,8 +102,17 @@ def model_problem(model: str, api_base: str | None = None,
     if slash and litellm and not _known(prefix):
         sure = bool(_litellm_providers())
         return ("refuse" if sure else "warn",
-                f"unknown model '{model}': litellm knows no provider {prefix!r} (for example "
-                "openai/, anthropic/, gemini/, ollama_chat/; an OpenAI-compatible server: "
-                "openai/NAME with --api-base)")
+                unknown_provider(model))
     return "warn", (f"{model} is not in the model table: its context window and price are "
                     "unknown (check the name if that is a surprise)")
+
+
+def unknown_provider(model: str) -> str:
+    """The one wording for a model whose provider prefix litellm does not know
+    (said at once by ``-m``/``/model``, and by litellm's own error)."""
+    prefix = model.split("/", 1)[0] if "/" in model else ""
+    said = f"no provider is called '{prefix}'" if prefix else "the model names no provider"
+    return (f"unknown model '{model}': {said}; write provider/model, e.g. "
+            "openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, gemini/gemini-2.5-flash, "
+            "ollama_chat/llama3.1; for an OpenAI-compatible server, openai/NAME with "
+            "--api-base")
