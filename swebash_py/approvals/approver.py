@@ -123,7 +123,9 @@ class PolicyApprover:
                                             sandboxed=sandboxed)
             if not (configured_only.action == "allow" and configured_only.by == "rule"):
                 result.label = "user-always"  # a rule the user's "always" answer made
-        if result.action == "ask" and grant == "write":  # a question: a preview first?
+        # a question: a preview first? Not for a rule's question (deny rules that
+        # cannot see through `eval "$X"`): that one is asked before anything runs
+        if result.action == "ask" and grant == "write" and result.by != "rule":
             result.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
         elif result.action == "allow" and result.partly_listed and grant == "read":
             result = self._as_preview(pending, result)
