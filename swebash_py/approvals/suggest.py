@@ -53,6 +53,14 @@ EXACT_PROGRAMS = frozenset({
     "awk", "gawk", "mawk", "nawk", "sed", "gsed", "tar", "zip", "unzip", "sort", "less",
     "more", "man", "vi", "vim", "nvim", "emacs", "nano", "ed", "git-shell", "find",
     "chmod", "chown", "chgrp", "kill", "pkill", "killall", "crontab", "at",
+    "npx", "uvx", "pipx", "bunx", "pnpx", "ipython", "R", "Rscript", "systemd-run",  # runners
+})
+# subcommands that run code they are given (a container's command, a shell in a
+# pod, git's `submodule foreach` / `rebase -x`): their rule is the exact text too
+CODE_SUBCOMMANDS = frozenset({
+    ("docker", "run"), ("docker", "exec"), ("podman", "run"), ("podman", "exec"),
+    ("kubectl", "exec"), ("kubectl", "run"), ("kubectl", "debug"), ("git", "submodule"),
+    ("git", "rebase"), ("git", "bisect"), ("git", "filter-branch"),
 })
 
 
@@ -103,7 +111,7 @@ def _kept_words(argv: list[str]) -> list[str] | None:
         return [program]
     if len(argv) < 2 or not _plain(argv[1]):
         return None  # `git`, `git -C dir status`: no subcommand to name
-    if argv[1] in DELETING_SUBCOMMANDS:
+    if argv[1] in DELETING_SUBCOMMANDS or (name, argv[1]) in CODE_SUBCOMMANDS:
         return None
     if argv[1] not in RUNNERS:
         return argv[:2]

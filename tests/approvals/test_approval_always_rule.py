@@ -98,3 +98,25 @@ def test_an_exact_rule_reads_back_as_the_whole_line() -> None:
     rule = parse_rule("run_command(ls > out)")
     assert rule.exact == "ls > out" and not rule.prefix
     assert parse_rule("run_command(mkdir:*)").exact is None
+
+
+@pytest.mark.parametrize("command", [
+    "npx node -e 'x'", "uvx ruff", "pipx run evil", "docker run alpine ls",
+    "kubectl exec pod -- ls", "git submodule update", "git rebase main", "ipython x.py"])
+def test_runners_and_code_subcommands_remember_the_exact_text(command: str) -> None:
+    """Programs that run code they are given: no standing prefix (``uvx:*`` would
+    later admit ``uvx --from x python -c ...``)."""
+    from swebash_py.approvals.shellparse import analyse
+    from swebash_py.approvals.suggest import command_rules
+
+    rules = command_rules(analyse(command), command)
+    assert rules and not any(rule.endswith(":*)") for rule in rules), rules
+
+
+@pytest.mark.parametrize("command", ["mkdir b1", "git stash", "npm test", "docker ps"])
+def test_twin_plain_programs_and_subcommands_remember_a_prefix(command: str) -> None:
+    from swebash_py.approvals.shellparse import analyse
+    from swebash_py.approvals.suggest import command_rules
+
+    rules = command_rules(analyse(command), command)
+    assert rules and all(rule.endswith(":*)") for rule in rules), rules
