@@ -127,7 +127,20 @@ def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, de
         temperature=settings.temperature, max_tokens=settings.max_tokens,
         api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
         session_id=session_id, cost_fn=_cost,
-        text_tool_calls=settings.tools.text_tool_calls)
+        text_tool_calls=settings.tools.text_tool_calls and local_server(settings))
+
+
+# providers whose servers run on the user's side (their own calls may come as text)
+_LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm",
+                              "vllm", "openai_like"})
+
+
+def local_server(settings: Settings) -> bool:
+    """A server the user points at (``api_base``) or a local provider: only there
+    are calls written as text made into calls. The hosted APIs parse their own
+    models' calls, so a call-shaped example in their text stays text."""
+    prefix = settings.resolved_model.partition("/")[0]
+    return bool(settings.api_base) or prefix in _LOCAL_PROVIDERS
 
 
 def make_approver(settings: Settings, asker: Asker | None, use_tty: bool,
