@@ -87,12 +87,24 @@ def _quiet(change: Any, workspace: Path) -> bool:
         return False
     if change.base.kind is not None or change.moved_from or change.mode & 0o7000:
         return False
-    if is_sensitive(Path(change.rel)) or is_sensitive(change.path):
+    if is_sensitive(Path(change.rel)) or is_sensitive(change.path) or _runs_later(change.rel):
         return False
     if change.kind == "dir":
         return True  # a new folder is opaque (``replace``); nothing was there to replace
     return (change.kind == "file" and not change.mode & 0o111 and change.link is None
             and not change.in_place and not change.aliases)
+
+
+# ignored, not executable, and still code the next unsandboxed run loads: a
+# package folder's contents, Python's start-up hooks
+_LOADED_FOLDERS = frozenset({"site-packages", "dist-packages", "node_modules"})
+_START_UP_HOOKS = frozenset({"sitecustomize.py", "usercustomize.py"})
+
+
+def _runs_later(rel: str) -> bool:
+    parts = rel.split("/")
+    return (any(part in _LOADED_FOLDERS for part in parts) or parts[-1].endswith(".pth")
+            or parts[-1] in _START_UP_HOOKS)
 
 
 class _IgnoreFiles:

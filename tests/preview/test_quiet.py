@@ -92,3 +92,17 @@ def test_nested_and_parent_gitignores_count(ws: Path, tmp_path: Path) -> None:
     (tmp_path / ".gitignore").write_text("gen/\n")
     assert quiet_reason(ChangeSet([new_dir(ws, "gen"), new_file(ws, "gen/x")]),
                         ws) is not None
+
+
+@pytest.mark.parametrize("rel", [".venv/lib/python3.11/site-packages/evil.pth",
+                                 ".venv/lib/python3.11/site-packages/pkg/__init__.py",
+                                 "build/sitecustomize.py", "build/node_modules/x/index.js"])
+def test_code_the_next_run_loads_asks_though_ignored(ws: Path, rel: str) -> None:
+    """Not executable, ignored, and still code an unsandboxed python or node loads."""
+    (ws / ".gitignore").write_text("__pycache__/\nbuild/\n.venv/\n")
+    assert quiet_reason(ChangeSet([new_file(ws, rel)]), ws) is None
+
+
+def test_twin_an_ignored_plain_file_beside_them_applies_quietly(ws: Path) -> None:
+    (ws / ".gitignore").write_text("__pycache__/\nbuild/\n.venv/\n")
+    assert quiet_reason(ChangeSet([new_file(ws, "build/report.txt")]), ws) is not None
