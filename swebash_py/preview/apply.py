@@ -69,11 +69,9 @@ def _base_now(writer: Writer, path: Path) -> Base:
     """How ``path`` looks now, reached by the writer's walk (``ParentMoved``:
     a folder on the way was swapped)."""
     try:
-        st = writer.lstat(path)
+        return Base.from_stat(writer.lstat(path))
     except (FileNotFoundError, NotADirectoryError):
         return Base(None)
-    return Base(kind_of(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
-                st.st_mode, st.st_nlink)
 
 
 def conflict(change: Change, start_ns: int, writer: Writer,

@@ -59,9 +59,13 @@ class Base:
     @classmethod
     def of(cls, path: Path) -> Base:
         try:
-            st = os.lstat(path)
+            return cls.from_stat(os.lstat(path))
         except (FileNotFoundError, NotADirectoryError):
             return cls(None)
+
+    @classmethod
+    def from_stat(cls, st: os.stat_result) -> Base:
+        """What an ``lstat`` says, as a base to compare against later."""
         return cls(kind_of(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
                    st.st_mode, st.st_nlink)
 
