@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
-from swebash_py.approvals.decision import Approver, PendingCall, Verdict
+from swebash_py.approvals.decision import Approver, Judgement, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
 from swebash_py.errors import ToolFailed
 from swebash_py.events import (
@@ -38,6 +38,8 @@ from swebash_py.tools.base import Tool, ToolContext, ToolResult, redact_result
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+    from swebash_py.preview.flow import JournalFactory
+    from swebash_py.sandbox.runner import Runner
     from swebash_py.tools.args import ToolArgs
 
 Emit = Callable[[TurnEvent], None]
@@ -57,6 +59,18 @@ class ToolRegistryView(Protocol):
 
 
 @dataclasses.dataclass
+class _Ran:
+    """How a judged call ended: its final verdict, the audit label, and the
+    result (None: refused, it did not run); ``applied``: false when a preview's
+    changes were discarded (the audit records no result then)."""
+
+    verdict: Verdict
+    label: DecisionLabel
+    result: ToolResult | None
+    applied: bool = True
+
+
+@dataclasses.dataclass
 class _Slot:
     call: ToolUseBlock
     read_only: bool
@@ -70,7 +84,7 @@ class ToolExecutor:
                  emit: Emit, next_index: Callable[[], int], *, max_concurrency: int = 8,
                  timeout: float | None = None, pre_hook: PreHook | None = None,
                  post_hook: PostHook | None = None, debug: bool = False,
-                 journal: Callable[[], Any] | None = None,
+                 journal: JournalFactory | None = None,
                  on_result: OnResult = lambda _block: None,
                  audit: AuditSink | None = None, send_images: bool = False) -> None:
         self._registry = registry
@@ -158,29 +172,48 @@ class ToolExecutor:
             pending_or_error = self._preview(call, *valid)
             if isinstance(pending_or_error, str):
                 return self._finish(call, ToolResult(pending_or_error, is_error=True))
-            pending = pending_or_error
-            verdict = await self._decide(pending, gate_before, my_gate)
-            if verdict.preview and verdict.action == "ask":  # the gate is still held
-                return self._finish(call, await self._previewed(pending, verdict))
-            label = label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
-            if verdict.action != "allow":
-                self._record(pending, label, None)
-                return self._finish(call, ToolResult(_denial_text(verdict), is_error=True))
-            if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
-                self._record(pending, "hook", None)
-                return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
-                                                     is_error=True))
-            if moved := self._moved_since_judged(pending):
-                self._record(pending, "denied", None)
-                return self._finish(call, ToolResult(moved, is_error=True))
-            started = time.monotonic()
-            result = await self._run(pending, verdict.grant)
-            self._record(pending, label, result, time.monotonic() - started)
-            if self._post_hook:
-                await self._post_hook(pending, result)
-            return self._finish(call, result)
+            judged = await self._decide(pending_or_error, gate_before, my_gate)
+            return self._finish(call, await self._carry_out(pending_or_error, judged))
         finally:
             _pass_gate(gate_before, my_gate)
+
+    async def _carry_out(self, pending: PendingCall, judged: Judgement) -> ToolResult:
+        """The one path of a judged call, previewed or not: the denial, the
+        pre-hook, the run (with the runner its plan picks), the audit record,
+        the post-hook. A preview (``plan.preview``) is a different runner plus a
+        settle step whose question gives the verdict (``_previewed``)."""
+        verdict, plan = judged
+        previewed = bool(plan.preview) and verdict.action != "deny"
+        if not previewed and verdict.action != "allow":
+            self._record(pending, self._label(verdict), None)
+            return ToolResult(_denial_text(verdict), is_error=True)
+        if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
+            return self._refused(pending, previewed, "hook", f"denied by a hook: {hook_denial}",
+                                 hook_denial)
+        if moved := self._moved_since_judged(pending):
+            return self._refused(pending, previewed, "denied", moved, moved)
+        started = time.monotonic()
+        if previewed:
+            ran = await self._previewed(pending, judged)
+        else:
+            ran = _Ran(verdict, self._label(verdict), await self._run(pending, plan.grant))
+        if ran.result is None:  # asked again without a preview, and refused
+            self._record(pending, ran.label, None)
+            return ToolResult(_denial_text(ran.verdict), is_error=True)
+        self._record(pending, ran.label, ran.result if ran.applied else None,
+                     time.monotonic() - started)
+        if self._post_hook:
+            await self._post_hook(pending, ran.result)
+        return ran.result
+
+    def _refused(self, pending: PendingCall, previewed: bool, label: DecisionLabel, text: str,
+                 why: str) -> ToolResult:
+        """A call a hook or a moved path stopped before it ran."""
+        if previewed:  # its verdict was to come with the preview: say it now
+            self._emit(ApprovalEvent(pending.call.id, pending.call.name, "deny",
+                                     "hook" if label == "hook" else "mode", why))
+        self._record(pending, label, None)
+        return ToolResult(text, is_error=True)
 
     def _validate(self, call: ToolUseBlock,
                   tool: Tool[Any] | None) -> tuple[Tool[Any], ToolArgs] | str:
@@ -237,82 +270,90 @@ class ToolExecutor:
                 "was approved (it changed meanwhile); call it again to have it judged afresh")
 
     async def _decide(self, pending: PendingCall, gate_before: asyncio.Future[None] | None,
-                      my_gate: asyncio.Future[None]) -> Verdict:
-        verdict = self._approver.check(pending)
+                      my_gate: asyncio.Future[None]) -> Judgement:
+        """Check, and ask when the check says so (in emission order, once the
+        reply has streamed). A call previewed first is asked after its preview
+        (``preview.flow.settle``), and under strict the preview follows the
+        question: for both the question gate stays held until the call ends."""
+        judged = self._approver.check(pending)
+        verdict, plan = judged
         if verdict.action == "ask":
             await self._stream_done.wait()
             if gate_before is not None:
                 await gate_before
-            if verdict.preview == "first":
-                return verdict  # asked after its preview (preview.flow)
-            mode = verdict.preview
-            verdict = await self._approver.ask(pending, verdict)
-            if mode and verdict.action == "allow":  # strict: the preview follows the question
-                return dataclasses.replace(verdict, action="ask", preview=mode)
+            if plan.preview == "first":
+                return judged
+            verdict = await self._approver.ask(pending, judged)
+            judged = Judgement(verdict, plan)
+            if plan.preview and verdict.action == "allow":
+                return judged
         _pass_gate(gate_before, my_gate)
+        self._approval_event(pending, verdict)
+        return judged
+
+    def _approval_event(self, pending: PendingCall, verdict: Verdict) -> None:
         action: Literal["allow", "deny"] = "allow" if verdict.action == "allow" else "deny"
         self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
                                  verdict.reason))
-        return verdict
 
-    async def _previewed(self, pending: PendingCall, verdict: Verdict) -> ToolResult:
-        """Run as a preview, ask about its changes, apply or discard; falls back
-        to the ordinary question (one line saying why) when no overlay can be
-        set up for this command."""
-        from swebash_py.preview.flow import PreviewUnavailable, previewed_call
+    def _label(self, verdict: Verdict) -> DecisionLabel:
+        return label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
 
-        call = pending.call
-        if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
-            self._emit(ApprovalEvent(call.id, call.name, "deny", "hook", hook_denial))
-            self._record(pending, "hook", None)
-            return ToolResult(f"denied by a hook: {hook_denial}", is_error=True)
-        context = dataclasses.replace(self._context, progress=self._progress_sink(call),
-                                      grant="write")
-        self._started.add(call.id)
-        self._emit(ToolProgress(call.id, call.name, "running"))
+    async def _previewed(self, pending: PendingCall, judged: Judgement) -> _Ran:
+        """Run with a preview runner, then settle (ask about the changes, apply
+        or discard); falls back to the ordinary question (one line saying why)
+        when no overlay can be set up for this command."""
+        from swebash_py.preview.flow import Settling, settle
+        from swebash_py.preview.run import PreviewRunner
+        from swebash_py.sandbox.runner import RunnerUnavailable
+
+        runner = PreviewRunner(self._context.sandbox.preview_max_mb)
         try:
-            done = await previewed_call(pending, verdict, self._approver, context, self._emit,
-                                        self._journal)
-        except PreviewUnavailable as exc:
-            note = f"no preview for this command: {exc}"
-            self._emit(Notice(note))
-            if verdict.partly_listed:  # no question: it runs read-only (approvals.grant)
-                verdict = dataclasses.replace(verdict, action="allow", preview="", grant="read")
-            elif verdict.preview == "first":
-                verdict = await self._approver.ask(pending, dataclasses.replace(
-                    verdict, preview="", warnings=[*verdict.warnings, note]))
-            self._emit(ApprovalEvent(call.id, call.name,
-                                     "allow" if verdict.action == "allow" else "deny",
-                                     verdict.by, verdict.reason))
-            label = label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
-            if verdict.action != "allow":
-                self._record(pending, label, None)
-                return ToolResult(_denial_text(verdict), is_error=True)
-            started = time.monotonic()
-            result = await self._run(pending, verdict.grant)
-            self._record(pending, label, result, time.monotonic() - started)
+            result = await self._run(pending, "write", runner)
+        except RunnerUnavailable as exc:
+            return await self._unpreviewed(pending, judged, str(exc))
+        try:
+            done = await settle(pending, judged, runner, result,
+                                Settling(self._approver, self._emit, self._context,
+                                         self._journal))
         except Exception as exc:  # a failed preview applies nothing and must not crash
-            detail = traceback.format_exc() if self._debug else ""
-            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
-                              .rstrip(), is_error=True)
-        else:
-            self._emit(ApprovalEvent(call.id, call.name,
-                                     "allow" if done.verdict.action == "allow" else "deny",
-                                     done.verdict.by, done.verdict.reason))
-            result = done.result
-            applied = done.verdict.action == "allow"
-            self._record(pending, label_for(done.verdict.action, done.verdict.by,
-                                            self._approver.mode,
-                                            done.verdict.label) if applied else "discarded",
-                         result if applied else None)
-        if self._post_hook:
-            await self._post_hook(pending, result)
-        return result
+            runner.discard()
+            failed = Verdict("deny", "mode", f"the preview failed: {exc}")
+            self._approval_event(pending, failed)
+            return _Ran(failed, "discarded", self._failed(pending.call, exc), applied=False)
+        self._approval_event(pending, done.verdict)
+        applied = done.verdict.action == "allow"
+        return _Ran(done.verdict, self._label(done.verdict) if applied else "discarded",
+                    done.result, applied)
 
-    async def _run(self, pending: PendingCall, grant: str = "write") -> ToolResult:
+    async def _unpreviewed(self, pending: PendingCall, judged: Judgement, why: str) -> _Ran:
+        """No preview for this command: the question it replaced is asked now
+        (a command the read-only list half-allowed runs read-only, unasked;
+        under strict the user already said yes, and the preview only followed)."""
+        note = f"no preview for this command: {why}"
+        self._emit(Notice(note))
+        verdict, plan = judged
+        if plan.partly_listed:  # no question: it runs read-only (approvals.grant)
+            verdict, plan = dataclasses.replace(verdict, action="allow"), dataclasses.replace(
+                plan, preview="", grant="read")
+        elif plan.preview == "first":
+            noted = dataclasses.replace(verdict, warnings=[*verdict.warnings, note])
+            verdict = await self._approver.ask(
+                pending, Judgement(noted, dataclasses.replace(plan, preview="")))
+        self._approval_event(pending, verdict)
+        if verdict.action != "allow":
+            return _Ran(verdict, self._label(verdict), None)
+        return _Ran(verdict, self._label(verdict), await self._run(pending, plan.grant))
+
+    async def _run(self, pending: PendingCall, grant: str = "write",
+                   runner: Runner | None = None) -> ToolResult:
+        """Run the tool with ``runner`` behind its processes (None: the
+        ordinary one). ``RunnerUnavailable`` (nothing ran) goes to the caller,
+        which chose the runner; every other failure is an error result."""
         call = pending.call
         progress = self._progress_sink(call)
-        context = dataclasses.replace(self._context, progress=progress, grant=grant)
+        context = dataclasses.replace(self._context, progress=progress, grant=grant,
+                                      runner=runner)
         limit = self._limit if pending.tool.read_only else _NO_LIMIT
         async with limit:
             self._started.add(call.id)
@@ -326,9 +367,14 @@ class ToolExecutor:
                 return ToolResult(f"{call.name} timed out after {self._timeout:.0f} s",
                                   is_error=True)
             except Exception as exc:
-                detail = traceback.format_exc() if self._debug else ""
-                return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
-                                  .rstrip(), is_error=True)
+                if runner is not None and _unavailable(exc):
+                    raise
+                return self._failed(call, exc)
+
+    def _failed(self, call: ToolUseBlock, exc: Exception) -> ToolResult:
+        detail = traceback.format_exc() if self._debug else ""
+        return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
+                          .rstrip(), is_error=True)
 
     def _record(self, pending: PendingCall, label: DecisionLabel, result: ToolResult | None,
                 seconds: float | None = None) -> None:
@@ -421,6 +467,13 @@ def _pass_gate(gate_before: asyncio.Future[None] | None, my_gate: asyncio.Future
         _open_gate(my_gate)
     else:
         gate_before.add_done_callback(lambda _done: _open_gate(my_gate))
+
+
+def _unavailable(exc: Exception) -> bool:
+    """Whether the chosen runner could not run this call (nothing ran)."""
+    from swebash_py.sandbox.runner import RunnerUnavailable  # loaded by whoever raised it
+
+    return isinstance(exc, RunnerUnavailable)
 
 
 def _full_if_cut(full: str, sent: str) -> str | None:

@@ -20,7 +20,6 @@ import shlex
 import shutil
 import signal
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import Field
 
@@ -38,6 +37,7 @@ from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.notes import access_note, status_note
 from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.runner import ExecRequest
 from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
@@ -166,11 +166,11 @@ class RunCommand(Tool[RunCommandArgs]):
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
         policy = sandbox_policy(ctx)
+        request = ExecRequest([pick_shell(), "-c", script(args, ctx)], policy, timeout=limit,
+                              on_output=ctx.progress, extra_env=ctx.env, head=half, tail=half,
+                              plain_env=command_env(extra=ctx.env))
         try:
-            res = await sandbox_runner.run(
-                [pick_shell(), "-c", script(args, ctx)], policy, timeout=limit,
-                on_output=ctx.progress, extra_env=ctx.env, head=half, tail=half,
-                plain_env=command_env(extra=ctx.env))
+            res = await (ctx.runner or sandbox_runner.DIRECT).run(request)
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
         finally:
@@ -179,26 +179,6 @@ class RunCommand(Tool[RunCommandArgs]):
         if removed:
             result.output += "\n" + sweep_note(removed, policy.workspace)
         return result
-
-    async def run_preview(self, args: RunCommandArgs, ctx: ToolContext,
-                          max_mb: int) -> tuple[Any, ToolResult]:
-        """Run as a preview (``preview.run``): its writes are caught, not made.
-        Raises ``PreviewUnavailable`` when no overlay can be set up for it."""
-        from swebash_py.preview.run import refused_note, run_preview
-
-        limit = self.timeout(args, ctx)
-        half = max(2_000, ctx.max_output_chars // 2 - 200)
-        policy = build_policy(ctx.sandbox, "write", ctx.workspace)
-        try:
-            found = await run_preview([pick_shell(), "-c", script(args, ctx)], policy,
-                                      timeout=limit, max_mb=max_mb, on_output=ctx.progress,
-                                      extra_env=ctx.env, head=half, tail=half)
-        except OSError as exc:
-            raise ToolFailed(f"could not start the shell: {exc}") from exc
-        result = command_result(found.result, limit, policy, ctx)
-        if found.changes.refused:
-            result.output += "\n" + refused_note(found.changes.refused, policy.workspace)
-        return found, result
 
 
 def script(args: RunCommandArgs, ctx: ToolContext) -> str:
