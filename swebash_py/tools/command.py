@@ -3,7 +3,9 @@
 The command runs through the user's shell (``$SHELL`` when it is bash, zsh or
 sh, else /bin/bash) with ``-c``, in the workspace, in a new session, with
 stdin from /dev/null and a non-interactive environment from which API keys and
-tokens are removed. The process runner is ``proc.run_process``.
+tokens are removed. It runs through the runner its context carries
+(``sandbox.runner.Runner``: the ordinary sandbox, or the preview's overlay,
+as the executor chose from the call's plan); it never picks one itself.
 
 Outcome policy: a non-zero exit status is a normal result (``is_error`` is
 false; the status line says ``exit code N``), because a failing test or grep
@@ -36,7 +38,7 @@ from swebash_py.process.values import is_secret_name
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.notes import access_note, status_note
-from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.policy import Grant, SandboxPolicy
 from swebash_py.sandbox.runner import ExecRequest
 from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
@@ -219,8 +221,7 @@ def command_result(res: ProcResult, limit: float, policy: SandboxPolicy,
 def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
     """The walls for this call; refuses (``ToolFailed``) rather than run weaker
     than an explicitly configured mode."""
-    grant = ctx.grant if ctx.grant in ("read", "write", "host") else "read"
-    policy = build_policy(ctx.sandbox, grant, ctx.workspace)  # type: ignore[arg-type]
+    policy = build_policy(ctx.sandbox, _grant(ctx), ctx.workspace)
     if policy.mode == "off":
         return policy
     found = sandbox_runner.available()
@@ -231,6 +232,11 @@ def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
                          f"{found.detail}; see `ai doctor`")
     # auto without a sandbox: the approver asked for everything but plain reads
     return dataclasses.replace(policy, mode="off")
+
+
+def _grant(ctx: ToolContext) -> Grant:
+    """The context's grant; anything unknown is the narrowest (fail closed)."""
+    return "host" if ctx.grant == "host" else "write" if ctx.grant == "write" else "read"
 
 
 def _configured_mode(ctx: ToolContext) -> str:
