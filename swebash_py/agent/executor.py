@@ -2,10 +2,13 @@
 
 Calls are submitted the moment their arguments complete in the stream. Each
 runs through one pipeline — parse, validate, permission, pre-hooks, run (with
-progress and a timeout), post-hooks, result — and every failure becomes an
-error result the model can act on. Ordering: read-only calls run
-concurrently (bounded); any other call waits for every call emitted before
-it, and every call waits for the non-read-only calls emitted before it.
+progress and a timeout), the audit record, post-hooks, result — and every
+failure becomes an error result the model can act on. A previewed call takes
+the same pipeline: only its runner differs, plus a settle step whose question
+gives its verdict (``agent.execution`` picks the runner from the call's plan).
+Ordering: read-only calls run concurrently (bounded); any other call waits for
+every call emitted before it, and every call waits for the non-read-only calls
+emitted before it.
 Questions to the user wait until the reply has finished streaming and are
 asked one at a time, in emission order. Results come back in emission order.
 """
@@ -18,9 +21,10 @@ import json
 import time
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
+from swebash_py.agent.execution import Execution
+from swebash_py.approvals.audit import CallRecord, DecisionLabel
 from swebash_py.approvals.decision import Approver, Judgement, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
 from swebash_py.errors import ToolFailed
@@ -28,7 +32,6 @@ from swebash_py.events import (
     ApprovalEvent,
     BlockStart,
     BlockStop,
-    Notice,
     ToolProgress,
     TurnEvent,
 )
@@ -39,7 +42,6 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from swebash_py.preview.flow import JournalFactory
-    from swebash_py.sandbox.runner import Runner
     from swebash_py.tools.args import ToolArgs
 
 Emit = Callable[[TurnEvent], None]
@@ -56,18 +58,6 @@ class ToolRegistryView(Protocol):
     def get(self, name: str) -> Tool[Any] | None: ...
     def names(self) -> list[str]: ...
     def closest(self, name: str) -> str | None: ...
-
-
-@dataclasses.dataclass
-class _Ran:
-    """How a judged call ended: its final verdict, the audit label, and the
-    result (None: refused, it did not run); ``applied``: false when a preview's
-    changes were discarded (the audit records no result then)."""
-
-    verdict: Verdict
-    label: DecisionLabel
-    result: ToolResult | None
-    applied: bool = True
 
 
 @dataclasses.dataclass
@@ -96,16 +86,16 @@ class ToolExecutor:
         self._context = context
         self._emit = emit
         self._next_index = next_index
-        self._limit = asyncio.Semaphore(max_concurrency)
-        self._timeout = timeout or context.command_timeout + 15
+        self._execution = Execution(context, approver, emit,
+                                    timeout=timeout or context.command_timeout + 15,
+                                    max_concurrency=max_concurrency, debug=debug,
+                                    journal=journal)
         self._pre_hook, self._post_hook = pre_hook, post_hook
         self._debug = debug
         self._audit = audit
-        self._journal = journal  # a preview's apply records into it (undo)
         self._slots: list[_Slot] = []
         self._stream_done = asyncio.Event()
         self._ask_gate: asyncio.Future[None] | None = None
-        self._started: set[str] = set()
 
     # -- public -----------------------------------------------------------------
 
@@ -140,7 +130,7 @@ class ToolExecutor:
         """The reply failed: calls already running finish (their side effects are
         real); the others are cancelled and get ``reason``."""
         for slot in self._slots:
-            if slot.call.id not in self._started:
+            if slot.call.id not in self._execution.started:
                 slot.task.cancel()
         await asyncio.gather(*(s.task for s in self._slots), return_exceptions=True)
         return [self._finished_or(slot, reason) for slot in self._slots]
@@ -181,11 +171,11 @@ class ToolExecutor:
         """The one path of a judged call, previewed or not: the denial, the
         pre-hook, the run (with the runner its plan picks), the audit record,
         the post-hook. A preview (``plan.preview``) is a different runner plus a
-        settle step whose question gives the verdict (``_previewed``)."""
+        settle step whose question gives the verdict (``agent.execution``)."""
         verdict, plan = judged
         previewed = bool(plan.preview) and verdict.action != "deny"
         if not previewed and verdict.action != "allow":
-            self._record(pending, self._label(verdict), None)
+            self._record(pending, self._execution.label(verdict), None)
             return ToolResult(_denial_text(verdict), is_error=True)
         if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
             return self._refused(pending, previewed, "hook", f"denied by a hook: {hook_denial}",
@@ -193,10 +183,7 @@ class ToolExecutor:
         if moved := self._moved_since_judged(pending):
             return self._refused(pending, previewed, "denied", moved, moved)
         started = time.monotonic()
-        if previewed:
-            ran = await self._previewed(pending, judged)
-        else:
-            ran = _Ran(verdict, self._label(verdict), await self._run(pending, plan.grant))
+        ran = await self._execution.run(pending, judged)  # the runner its plan picks
         if ran.result is None:  # asked again without a preview, and refused
             self._record(pending, ran.label, None)
             return ToolResult(_denial_text(ran.verdict), is_error=True)
@@ -288,93 +275,8 @@ class ToolExecutor:
             if plan.preview and verdict.action == "allow":
                 return judged
         _pass_gate(gate_before, my_gate)
-        self._approval_event(pending, verdict)
+        self._execution.approval(pending, verdict)
         return judged
-
-    def _approval_event(self, pending: PendingCall, verdict: Verdict) -> None:
-        action: Literal["allow", "deny"] = "allow" if verdict.action == "allow" else "deny"
-        self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
-                                 verdict.reason))
-
-    def _label(self, verdict: Verdict) -> DecisionLabel:
-        return label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
-
-    async def _previewed(self, pending: PendingCall, judged: Judgement) -> _Ran:
-        """Run with a preview runner, then settle (ask about the changes, apply
-        or discard); falls back to the ordinary question (one line saying why)
-        when no overlay can be set up for this command."""
-        from swebash_py.preview.flow import Settling, settle
-        from swebash_py.preview.run import PreviewRunner
-        from swebash_py.sandbox.runner import RunnerUnavailable
-
-        runner = PreviewRunner(self._context.sandbox.preview_max_mb)
-        try:
-            result = await self._run(pending, "write", runner)
-        except RunnerUnavailable as exc:
-            return await self._unpreviewed(pending, judged, str(exc))
-        try:
-            done = await settle(pending, judged, runner, result,
-                                Settling(self._approver, self._emit, self._context,
-                                         self._journal))
-        except Exception as exc:  # a failed preview applies nothing and must not crash
-            runner.discard()
-            failed = Verdict("deny", "mode", f"the preview failed: {exc}")
-            self._approval_event(pending, failed)
-            return _Ran(failed, "discarded", self._failed(pending.call, exc), applied=False)
-        self._approval_event(pending, done.verdict)
-        applied = done.verdict.action == "allow"
-        return _Ran(done.verdict, self._label(done.verdict) if applied else "discarded",
-                    done.result, applied)
-
-    async def _unpreviewed(self, pending: PendingCall, judged: Judgement, why: str) -> _Ran:
-        """No preview for this command: the question it replaced is asked now
-        (a command the read-only list half-allowed runs read-only, unasked;
-        under strict the user already said yes, and the preview only followed)."""
-        note = f"no preview for this command: {why}"
-        self._emit(Notice(note))
-        verdict, plan = judged
-        if plan.partly_listed:  # no question: it runs read-only (approvals.grant)
-            verdict, plan = dataclasses.replace(verdict, action="allow"), dataclasses.replace(
-                plan, preview="", grant="read")
-        elif plan.preview == "first":
-            noted = dataclasses.replace(verdict, warnings=[*verdict.warnings, note])
-            verdict = await self._approver.ask(
-                pending, Judgement(noted, dataclasses.replace(plan, preview="")))
-        self._approval_event(pending, verdict)
-        if verdict.action != "allow":
-            return _Ran(verdict, self._label(verdict), None)
-        return _Ran(verdict, self._label(verdict), await self._run(pending, plan.grant))
-
-    async def _run(self, pending: PendingCall, grant: str = "write",
-                   runner: Runner | None = None) -> ToolResult:
-        """Run the tool with ``runner`` behind its processes (None: the
-        ordinary one). ``RunnerUnavailable`` (nothing ran) goes to the caller,
-        which chose the runner; every other failure is an error result."""
-        call = pending.call
-        progress = self._progress_sink(call)
-        context = dataclasses.replace(self._context, progress=progress, grant=grant,
-                                      runner=runner)
-        limit = self._limit if pending.tool.read_only else _NO_LIMIT
-        async with limit:
-            self._started.add(call.id)
-            self._emit(ToolProgress(call.id, call.name, "running"))
-            try:
-                return await asyncio.wait_for(pending.tool.run(pending.args, context),
-                                              self._timeout)
-            except ToolFailed as exc:
-                return ToolResult(str(exc), is_error=True)
-            except TimeoutError:
-                return ToolResult(f"{call.name} timed out after {self._timeout:.0f} s",
-                                  is_error=True)
-            except Exception as exc:
-                if runner is not None and _unavailable(exc):
-                    raise
-                return self._failed(call, exc)
-
-    def _failed(self, call: ToolUseBlock, exc: Exception) -> ToolResult:
-        detail = traceback.format_exc() if self._debug else ""
-        return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
-                          .rstrip(), is_error=True)
 
     def _record(self, pending: PendingCall, label: DecisionLabel, result: ToolResult | None,
                 seconds: float | None = None) -> None:
@@ -393,11 +295,6 @@ class ToolExecutor:
         except Exception:
             if self._debug:
                 traceback.print_exc()
-
-    def _progress_sink(self, call: ToolUseBlock) -> Callable[[str], None]:
-        def progress(text: str) -> None:
-            self._emit(ToolProgress(call.id, call.name, "output", text))
-        return progress
 
     def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
         result = redact_result(result)  # secret values never reach the model
@@ -434,17 +331,6 @@ class ToolExecutor:
             self._on_result(block)
 
 
-class _NoLimit:
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_LIMIT = _NoLimit()
-
-
 async def _wait_for(before: list[_Slot], *, writes_only: bool) -> None:
     """Wait for the earlier calls this one must follow; if any of them was
     cancelled, this one is cancelled too (never run past a cancelled call)."""
@@ -467,13 +353,6 @@ def _pass_gate(gate_before: asyncio.Future[None] | None, my_gate: asyncio.Future
         _open_gate(my_gate)
     else:
         gate_before.add_done_callback(lambda _done: _open_gate(my_gate))
-
-
-def _unavailable(exc: Exception) -> bool:
-    """Whether the chosen runner could not run this call (nothing ran)."""
-    from swebash_py.sandbox.runner import RunnerUnavailable  # loaded by whoever raised it
-
-    return isinstance(exc, RunnerUnavailable)
 
 
 def _full_if_cut(full: str, sent: str) -> str | None:
