@@ -29,7 +29,6 @@ from swebash_py.approvals.decision import Approver, Judgement, PendingCall, Verd
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
 from swebash_py.errors import ToolFailed
 from swebash_py.events import (
-    ApprovalEvent,
     BlockStart,
     BlockStop,
     ToolProgress,
@@ -178,10 +177,11 @@ class ToolExecutor:
             self._record(pending, self._execution.label(verdict), None)
             return ToolResult(_denial_text(verdict), is_error=True)
         if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
-            return self._refused(pending, previewed, "hook", f"denied by a hook: {hook_denial}",
-                                 hook_denial)
+            return self._refused(pending, previewed, Verdict("deny", "hook", hook_denial), "hook",
+                                 f"denied by a hook: {hook_denial}")
         if moved := self._moved_since_judged(pending):
-            return self._refused(pending, previewed, "denied", moved, moved)
+            return self._refused(pending, previewed, Verdict("deny", "mode", moved), "denied",
+                                 moved)
         started = time.monotonic()
         ran = await self._execution.run(pending, judged)  # the runner its plan picks
         if ran.result is None:  # asked again without a preview, and refused
@@ -193,12 +193,11 @@ class ToolExecutor:
             await self._post_hook(pending, ran.result)
         return ran.result
 
-    def _refused(self, pending: PendingCall, previewed: bool, label: DecisionLabel, text: str,
-                 why: str) -> ToolResult:
+    def _refused(self, pending: PendingCall, previewed: bool, verdict: Verdict,
+                 label: DecisionLabel, text: str) -> ToolResult:
         """A call a hook or a moved path stopped before it ran."""
         if previewed:  # its verdict was to come with the preview: say it now
-            self._emit(ApprovalEvent(pending.call.id, pending.call.name, "deny",
-                                     "hook" if label == "hook" else "mode", why))
+            self._execution.approval(pending, verdict)
         self._record(pending, label, None)
         return ToolResult(text, is_error=True)
 
