@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from swebash_py.approvals import policy
 from swebash_py.approvals.decision import Decision, PendingCall
 from swebash_py.approvals.grant import ESCALATE_REASON, sandbox_decision
 from swebash_py.approvals.policy import command_analysis
@@ -78,3 +79,19 @@ def test_a_renamed_command_tool_still_previews() -> None:
 
 def test_twin_without_the_previews_trait_it_asks_as_before() -> None:
     assert _mode(NoPreviews()) == ""
+
+
+def test_the_command_in_a_command_arg_is_judged_whatever_its_name() -> None:
+    """``ls`` in ``cmd`` is what the read-only list allows (inside a sandbox)."""
+    decision = policy.decide(SHELL, {"cmd": "ls"}, Preview("x"), "ask", RuleSet(), Path.cwd())
+    assert (decision.action, decision.read_only_list) == ("allow", True)
+    assert policy.suggest_rule(SHELL, {"cmd": "make test"}, Preview("x"), Path.cwd()) == [
+        "shell(make test:*)"]
+
+
+def test_twin_without_a_command_arg_nothing_is_read_as_a_command() -> None:
+    plain = ToolTraits("shell", "execute")
+    decision = policy.decide(plain, {"cmd": "ls"}, Preview("x"), "ask", RuleSet(), Path.cwd())
+    assert decision.action == "ask" and not decision.read_only_list
+    assert policy.suggest_rule(plain, {"cmd": "make test"}, Preview("x"), Path.cwd()) == [
+        "shell"]
