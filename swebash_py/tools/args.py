@@ -92,10 +92,14 @@ def _reworded(message: str, kind: Any) -> str:
     choices = unwrap(kind)
     if get_origin(choices) is Literal:
         return "expected one of " + ", ".join(repr(c) for c in get_args(choices))
-    message = _TICKED.sub(lambda m: " or ".join(
-        _JSON_WORDS.get(word, word) for word in m.group(1).split(" | ") if word != "null"),
-        message)
+    message = _TICKED.sub(_words, message, count=1)  # what was expected: null never is
+    message = _TICKED.sub(lambda m: _JSON_WORDS.get(m.group(1), m.group(1)), message)
     return message[:1].lower() + message[1:]
+
+
+def _words(expected: re.Match[str]) -> str:
+    return " or ".join(_JSON_WORDS.get(word, word) for word in expected.group(1).split(" | ")
+                       if word != "null")
 
 
 def offered(schema: dict[str, Any]) -> dict[str, Any]:

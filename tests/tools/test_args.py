@@ -30,8 +30,10 @@ def test_every_misfit_is_named_once() -> None:
         "colour: unknown argument", "path: missing (required)"]
     assert problems(FindFilesArgs, {"pattern": "", "sort": "size"}) == [
         "pattern: expected string of length >= 1", "sort: expected one of 'mtime', 'path'"]
-    assert problems(RunCommandArgs, {"command": "ls", "escalate": "maybe"}) == [
-        "escalate: expected boolean, got string"]
+    assert problems(RunCommandArgs, {"command": "ls", "escalate": "maybe", "background": None,
+                                     "timeout": "0.01"}) == [
+        "escalate: expected boolean, got string", "background: expected boolean, got null",
+        "timeout: expected number >= 0.1"]
 
 
 def test_twin_what_fits_is_taken_as_pydantic_took_it() -> None:
