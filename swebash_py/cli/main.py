@@ -183,8 +183,8 @@ def execute(invocation: Invocation) -> int:
     import asyncio
 
     from swebash_py.cli.oneshot import run_oneshot, run_shell_helper
+    from swebash_py.cli.settings import load_settings
     from swebash_py.cli.stdin import compose_question, read_piped
-    from swebash_py.config.settings import load_settings
     from swebash_py.errors import UsageError
     from swebash_py.project.loading import project_decider
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -36,24 +36,11 @@ class ToolsSettings(Table):
     text_tool_calls: bool = True  # calls a model writes as text are run (agent.textcalls)
 
 
-def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
-    """Each rule parses (``ValueError`` naming the first that does not)."""
-    if not rules:
-        return rules
-    from swebash_py.approvals.rules import parse_rule
-
-    for rule in rules:
-        parse_rule(wrap.format(rule))
-    return rules
-
-
 class PermissionsSettings(Table):
+    # rule TEXT only: the rules' syntax is the approvals layer's (approvals.rules),
+    # checked at load by the check the caller passes in (load_settings(checks=))
     allow: list[str] = msgspec.field(default_factory=list)
     deny: list[str] = msgspec.field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        check_field("allow", _check_rules, self.allow)
-        check_field("deny", _check_rules, self.deny)
 
 
 def _http_url(value: str | None) -> None:
@@ -82,13 +69,9 @@ class SandboxSettings(Table):
     mode: SandboxMode = "auto"
     network: bool = False
     writable_roots: list[Path] = msgspec.field(default_factory=list)
-    host_allow: list[str] = msgspec.field(default_factory=list)
+    host_allow: list[str] = msgspec.field(default_factory=list)  # command rule text, as above
     preview: bool = True
     preview_max_mb: Annotated[int, msgspec.Meta(ge=1)] = 1024
-
-    def __post_init__(self) -> None:
-        check_field("host_allow", lambda rules: _check_rules(rules, "run_command({})"),
-                    self.host_allow)
 
 
 def _postgres_only(value: str | None) -> None:
@@ -197,11 +180,17 @@ _ENV_KEYS = {"SWEBASH_MODEL": "model", "SWEBASH_API_BASE": "api_base",
              "SWEBASH_APPROVAL": "approval"}
 
 
+Check = Callable[[Any], object]  # raises ValueError saying what is wrong with a value
+
+
 def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None, *,
-                  project: Callable[[Path], Any] | None = None) -> Settings:
+                  project: Callable[[Path], Any] | None = None,
+                  checks: Mapping[str, Check] | None = None) -> Settings:
     """Merge defaults, the config file, a trusted project's ``.swebash/config.toml``
     (``project`` decides, given the workspace; None ignores it), the environment
-    and ``flags``."""
+    and ``flags``. ``checks`` (dotted key → check) are the checks of values whose
+    meaning a higher layer owns (the permission rules: ``cli.settings`` passes the
+    approvals layer's); a ``ValueError`` becomes the same one line as any bad value."""
     path = path or config_path()
     data = read_config_file(path)
     status = None
@@ -232,6 +221,7 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
 
         source_of = partial(_source_of, path=path, flags=flags or {})
         raise ConfigError(describe(exc, data, Settings, source_of)) from exc
+    _run_checks(settings, checks or {}, path, flags or {})
     configured = settings.tools.workspace
     if configured is not None and not configured.expanduser().is_dir():
         source = _source_of("tools.workspace", path, flags or {})
@@ -240,6 +230,21 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     settings.set_project(status)
     settings.set_gate(gate)
     return settings
+
+
+def _run_checks(settings: Settings, checks: Mapping[str, Check], path: Path,
+                flags: dict[str, Any]) -> None:
+    """Each check on its key's loaded value; the first problem is one ConfigError
+    naming where the value came from, the key and the problem."""
+    for key, check in checks.items():
+        value: Any = settings
+        for part in key.split("."):
+            value = getattr(value, part)
+        try:
+            check(value)
+        except ValueError as exc:
+            source = _source_of(key, path, flags)
+            raise ConfigError(f"config error: {source}: key '{key}': {exc}") from None
 
 
 def _workspace_of(data: dict[str, Any]) -> Path:

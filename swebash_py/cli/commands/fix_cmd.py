@@ -47,7 +47,7 @@ def run_fix(args: list[str]) -> int:
 
     from swebash_py import stopsignals
     from swebash_py.cli.args import parse_question_args
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.project.loading import project_decider
     from swebash_py.shellhist.context import fix_question, with_history
     from swebash_py.shellhist.store import failed, read_history, terminal_id

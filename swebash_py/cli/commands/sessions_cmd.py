@@ -82,7 +82,7 @@ def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
 
 
 def _list_all_hosts(limit: int) -> None:
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.store.ids import shortest_unique
     from swebash_py.team import reads
     from swebash_py.team.sync import connect_checked, require_url
@@ -126,7 +126,7 @@ def show(session_id: Annotated[str | None, typer.Argument(
 
 def _latest_here(store: Any) -> Any:
     """The session last active in this workspace (``ai -c`` would continue it)."""
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
 
     workspace = str(load_settings().workspace)
     found = store.latest_session(workspace)
@@ -137,7 +137,7 @@ def _latest_here(store: Any) -> Any:
 
 
 def _remote_markdown(session_id: str) -> str:
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.store import export as exporter
     from swebash_py.store.records import BlockRecord, SessionInfo, TurnRecord, parse_json
     from swebash_py.team.remote import fetch_for_show
