@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import Annotated, Any
 
 import typer
+
+from swebash_py.front.words import age, turns_text
 
 app = typer.Typer(help="Stored conversations.", no_args_is_help=True, add_completion=False)
 
@@ -24,20 +25,6 @@ def _resolve(store: Any, session_id: str) -> Any:
         typer.echo(f"ai: no session '{session_id}' (see `ai sessions list`)", err=True)
         raise typer.Exit(1)
     return info
-
-
-def age(timestamp: float, now: float | None = None) -> str:
-    """'3m ago', '2h ago', '5d ago'."""
-    seconds = max(0.0, (now or time.time()) - timestamp)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
-
-
-def turns_text(n: int) -> str:
-    """'1 turn', '3 turns'."""
-    return f"{n} turn" if n == 1 else f"{n} turns"
 
 
 LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE")
