@@ -106,6 +106,16 @@ def test_twin_good_rules_load_through_the_check(isolated: Path) -> None:
     assert settings.sandbox.host_allow == ["git:*"]
 
 
+def test_a_later_change_of_rules_is_checked_by_the_same_gate(isolated: Path) -> None:
+    settings = load_settings()
+    with pytest.raises(msgspec.ValidationError, match="invalid permission rule 'run_command\\('"):
+        settings.gate.change(settings, "permissions.allow", ["run_command("])
+    assert settings.permissions.allow == []  # nothing was set
+    # the twin: a good rule goes through the same door
+    assert settings.gate.change(settings, "permissions.allow", ["run_command(make)"]) is None
+    assert settings.permissions.allow == ["run_command(make)"]
+
+
 def test_a_bad_managed_rule_names_the_managed_policy(isolated: Path) -> None:
     (isolated / "managed.toml").write_text("[permissions]\ndeny = ['run_command(\"x)']\n")
     with pytest.raises(ConfigError) as caught:

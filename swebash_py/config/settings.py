@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -22,7 +23,7 @@ from swebash_py.config.table import Table, check_field
 from swebash_py.errors import ConfigError
 
 if TYPE_CHECKING:
-    from swebash_py.config.gate import SettingsGate
+    from swebash_py.config.gate import Check, SettingsGate
     from swebash_py.config.project import ProjectStatus
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
@@ -180,9 +181,6 @@ _ENV_KEYS = {"SWEBASH_MODEL": "model", "SWEBASH_API_BASE": "api_base",
              "SWEBASH_APPROVAL": "approval"}
 
 
-Check = Callable[[Any], object]  # raises ValueError saying what is wrong with a value
-
-
 def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None, *,
                   project: Callable[[Path], Any] | None = None,
                   checks: Mapping[str, Check] | None = None) -> Settings:
@@ -190,7 +188,8 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     (``project`` decides, given the workspace; None ignores it), the environment
     and ``flags``. ``checks`` (dotted key → check) are the checks of values whose
     meaning a higher layer owns (the permission rules: ``cli.settings`` passes the
-    approvals layer's); a ``ValueError`` becomes the same one line as any bad value."""
+    approvals layer's); the settings gate runs them now and on a later change, and a
+    problem is the same one line as any bad value."""
     path = path or config_path()
     data = read_config_file(path)
     status = None
@@ -210,18 +209,16 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
             data["sandbox"] = {**(section if isinstance(section, dict) else {}), "mode": value}
         elif value is not None:
             data[key] = value
-    gate = _gate()
+    gate = _gate(checks)
     data = gate.merge(data, flags or {})
     try:
         settings = Settings.from_data(data)
     except msgspec.ValidationError as exc:
-        from functools import partial
-
         from swebash_py.config.errors import describe
 
         source_of = partial(_source_of, path=path, flags=flags or {})
         raise ConfigError(describe(exc, data, Settings, source_of)) from exc
-    _run_checks(settings, checks or {}, path, flags or {})
+    gate.check(settings, partial(_source_of, path=path, flags=flags or {}))
     configured = settings.tools.workspace
     if configured is not None and not configured.expanduser().is_dir():
         source = _source_of("tools.workspace", path, flags or {})
@@ -232,35 +229,18 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
     return settings
 
 
-def _run_checks(settings: Settings, checks: Mapping[str, Check], path: Path,
-                flags: dict[str, Any]) -> None:
-    """Each check on its key's loaded value; the first problem is one ConfigError
-    naming where the value came from, the key and the problem."""
-    for key, check in checks.items():
-        value: Any = settings
-        for part in key.split("."):
-            value = getattr(value, part)
-        if not value:  # nothing to check (most runs have no rules: no call up to their layer)
-            continue
-        try:
-            check(value)
-        except ValueError as exc:
-            source = _source_of(key, path, flags)
-            raise ConfigError(f"config error: {source}: key '{key}': {exc}") from None
-
-
 def _workspace_of(data: dict[str, Any]) -> Path:
     tools = data.get("tools")
     configured = tools.get("workspace") if isinstance(tools, dict) else None
     return Path(str(configured) if configured else Path.cwd()).expanduser().resolve()
 
 
-def _gate() -> SettingsGate:
-    """The gate with the managed policy in force (``settings_gate``)."""
+def _gate(checks: Mapping[str, Check] | None = None) -> SettingsGate:
+    """The gate with the managed policy in force and the checks passed in."""
     from swebash_py.config.gate import SettingsGate
     from swebash_py.config.managed import ManagedPolicy
 
-    return SettingsGate(ManagedPolicy.load(), _notice)
+    return SettingsGate(ManagedPolicy.load(), _notice, checks)
 
 
 def _notice(message: str) -> None:
