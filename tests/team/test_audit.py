@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from swebash_py.approvals.approver import Answer
-from swebash_py.cli.build import build_session
 from swebash_py.config.settings import load_settings
+from swebash_py.front.build import build_session
 from swebash_py.store.opening import open_store
 from swebash_py.team.uploader import open_checked
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
