@@ -111,7 +111,8 @@ class CanonicalTransport(httpx.AsyncBaseTransport):
         response = await self._inner.handle_async_request(request)
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
-        if (kind == "text/event-stream" and encoding in ("", "identity")
+        if (response.status_code < 300  # an error body keeps its words, whatever its type
+                and kind == "text/event-stream" and encoding in ("", "identity")
                 and isinstance(response.stream, httpx.AsyncByteStream)):
             response.stream = CanonicalStream(response.stream)
             response.headers.pop("content-length", None)  # the length changes

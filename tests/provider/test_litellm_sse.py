@@ -127,6 +127,16 @@ async def test_a_body_that_is_not_an_event_stream_is_not_touched(fake_provider: 
     assert response.content == body.encode()
 
 
+async def test_an_error_body_sent_as_an_event_stream_is_not_touched(
+        fake_provider: FakeProvider) -> None:
+    body = '{"error": {"message": "model overloaded"}}'
+    fake_provider.queue(RawReply(body, status=503))
+    transport = sse_canonical.CanonicalTransport(httpx.AsyncHTTPTransport())
+    async with httpx.AsyncClient(transport=transport) as client:
+        response = await client.post(fake_provider.url + "/chat/completions", json={})
+    assert (response.status_code, response.text) == (503, body)
+
+
 async def test_twin_an_event_stream_is_rewritten(fake_provider: FakeProvider) -> None:
     fake_provider.queue(RawReply(BOM + "retry: 1\n\n: hi\nevent: e\ndata: 1\nid: 2\n\n"))
     transport = sse_canonical.CanonicalTransport(httpx.AsyncHTTPTransport())
@@ -150,3 +160,33 @@ def test_installed_once_around_litellm_transports_but_not_httpx_ones() -> None:
 
     sse_canonical.install(Handler)
     assert isinstance(Handler.create_async_transport(), httpx.AsyncHTTPTransport)
+
+
+@pytest.mark.parametrize("model", ["openai/x", "anthropic/claude-x"])
+async def test_cancel_still_closes_the_connection(fake_provider: FakeProvider,
+                                                  model: str) -> None:
+    """Through our reader too, cancelling the task reading a litellm stream closes
+    the HTTP connection (LITELLM.md: how a turn is stopped)."""
+    import asyncio
+
+    from tests.fakeprovider import Reply
+
+    fake_provider.queue(Reply(text="x" * 4000, chunk_size=2, delay=0.01))
+    request = ChatRequest(model=model, messages=[Message.user("hi")], api_base=fake_provider.url,
+                          api_key="test-key", max_tokens=64, stall_timeout=5)
+    first = asyncio.Event()
+    seen: list[object] = []
+
+    async def consume() -> None:
+        async for event in LiteLLMBackend().stream(request):
+            seen.append(event)
+            first.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first.wait(), 30)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.to_thread(fake_provider.wait_for_disconnect, 1)
+    assert fake_provider.requests[0].disconnected
+    assert 0 < len(seen) < 2000
