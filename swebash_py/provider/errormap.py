@@ -9,6 +9,7 @@ from swebash_py.errors import (
     AuthenticationFailed,
     BadRequest,
     ContextTooLong,
+    ImagesRefused,
     ModelNotFound,
     ProviderError,
     ProviderUnavailable,
@@ -60,8 +61,8 @@ def error_for_status(status: int, message: str, retry_after: float | None = None
         if context or is_context_message(message):
             return ContextTooLong(f"context too long: {detail}", status=status)
         if "image" in message.lower() or "vision" in message.lower():
-            return BadRequest(f"{provider} did not take the image (a model without vision, "
-                              f"or an image it refuses): {detail}", status=status)
+            return ImagesRefused(f"{provider} did not take the image (a model without "
+                                 f"vision, or an image it refuses): {detail}", status=status)
         return BadRequest(f"bad request: {detail}", status=status)
     if status in (401, 403):
         return AuthenticationFailed(f"authentication failed: {detail}", status=status)

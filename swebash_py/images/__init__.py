@@ -85,15 +85,6 @@ def from_data(data: bytes, source: str) -> ImageBlock:
     return store(data, media_type)
 
 
-def accepts_images(model: str) -> bool:
-    """Whether ``model`` takes images: the model table says so, or does not know
-    the model (then it is sent, as ``-i`` does, and a refusal is explained)."""
-    from swebash_py.engine.modelinfo import model_entry
-
-    entry = model_entry(model)
-    return entry is None or entry.get("supports_vision") is True
-
-
 def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
     """A smaller copy that fits ``MAX_BYTES`` (png stays png when it can; else jpeg)."""
     try:
@@ -132,14 +123,16 @@ def store(data: bytes, media_type: str) -> ImageBlock:
     return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"))
 
 
-def load(media_type: str, digest: str) -> ImageBlock | TextBlock:
-    """The stored image as a block; a text note when its file is gone."""
+def load(media_type: str, digest: str, call_id: str | None = None) -> ImageBlock | TextBlock:
+    """The stored image as a block (``call_id``: the tool call that returned it);
+    a text note when its file is gone."""
     name = f"{digest}.{EXTENSIONS.get(media_type, 'bin')}"
     try:
         data = (images_dir() / name).read_bytes()
     except OSError:
         return TextBlock(f"[an image was attached here; its file {name} is gone]")
-    return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"))
+    return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"),
+                      call_id=call_id)
 
 
 def placeholder(block: ImageBlock) -> str:
