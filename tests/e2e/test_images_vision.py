@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 
 from tests.agent.helpers import sent_results
@@ -196,3 +197,34 @@ def test_twin_a_refusal_without_images_is_not_retried(fake_provider: FakeProvide
                     "--no-tools", "hi", cwd=workspace)
     assert result.returncode == 1 and "did not take the image" in result.stderr
     assert len(fake_provider.requests) == 1
+
+
+def test_at_image_in_the_repl_then_model_switches_decide_per_request(
+        fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
+    """``@shot.png`` reaches a vision model; after ``/model`` to a text-only one the
+    same history goes as a note (the twin), and back on a vision model the history
+    still has the image: it is decided per request, never lost."""
+    (workspace / "shot.png").write_bytes(PNG)
+    fake_provider.queue(Reply(text="A red dot."), Reply(text="Cannot see."),
+                        Reply(text="Still a dot."))
+    child = spawn_ai("-m", "openai/gpt-4o-mini", "--api-base", fake_provider.url, "--yes",
+                     env=KEYS)
+    child.expect("swebash>")
+    child.sendline("what is @shot.png")
+    child.expect("attached shot.png")
+    child.expect("A red dot.")
+    for model, answer in (("openai/gpt-3.5-turbo", "Cannot see."),
+                          ("openai/gpt-4o-mini", "Still a dot.")):
+        child.expect("swebash>")
+        child.sendline(f"/model {model}")
+        child.expect("swebash>")
+        child.sendline("and now?")
+        child.expect(answer)
+    child.expect("swebash>")
+    child.sendline("/exit")
+    child.expect(pexpect.EOF)
+    first, text_only, vision = fake_provider.requests
+    assert [data for _, data in _images_sent(first)] == [PNG_B64]
+    assert PNG_B64 not in json.dumps(text_only.body)
+    assert "this model does not take images" in json.dumps(text_only.body)
+    assert [data for _, data in _images_sent(vision)] == [PNG_B64]
