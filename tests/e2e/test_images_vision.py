@@ -228,3 +228,32 @@ def test_at_image_in_the_repl_then_model_switches_decide_per_request(
     assert PNG_B64 not in json.dumps(text_only.body)
     assert "this model does not take images" in json.dumps(text_only.body)
     assert [data for _, data in _images_sent(vision)] == [PNG_B64]
+
+
+def test_a_local_server_without_vision_answering_500_is_asked_again_not_retried(
+        fake_provider: FakeProvider, workspace: Path) -> None:
+    """llama.cpp without a projector answers 500 "image input is not supported": not
+    an outage to retry with backoff, but a refusal (one request more, with a note)."""
+    (workspace / "shot.png").write_bytes(PNG)
+    fake_provider.queue(ErrorReply(500, message="image input is not supported - hint: if "
+                                   "this is unexpected, you may need to provide the mmproj"),
+                        Reply(text="No image here."))
+    result = run_ai("-m", "openai/local", "--api-base", fake_provider.url, "-i", "shot.png",
+                    "what is it?", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    assert "No image here." in result.stdout and "retry" not in result.stderr.lower()
+    assert len(fake_provider.requests) == 2
+    assert PNG_B64 not in json.dumps(fake_provider.requests[1].body)
+
+
+def test_twin_a_plain_500_is_still_an_outage(fake_provider: FakeProvider,
+                                             workspace: Path, isolated: Path) -> None:
+    (isolated / "config.toml").write_text("max_retries = 1\n")
+    (workspace / "shot.png").write_bytes(PNG)
+    fake_provider.queue(ErrorReply(500, message="upstream overloaded"),
+                        ErrorReply(500, message="upstream overloaded"))
+    result = run_ai("-m", "openai/local", "--api-base", fake_provider.url, "-i", "shot.png",
+                    "what is it?", cwd=workspace)
+    assert result.returncode == 1 and "provider error" in result.stderr
+    assert len(fake_provider.requests) == 2  # retried as an outage
+    assert all(PNG_B64 in json.dumps(r.body) for r in fake_provider.requests)  # no notes

@@ -119,3 +119,25 @@ def test_a_tools_image_keeps_its_call_in_the_store(isolated: Path) -> None:
         back = row_to_block(kind, text, parse_json(raw))
         assert isinstance(back, ImageBlock)
         assert (back.call_id, back.data) == (call_id, stored.data)
+
+
+@pytest.mark.parametrize(("status", "message"), [
+    (400, "Invalid content type. image_url is only supported by certain models."),
+    (400, "this model does not support image input"),  # Ollama
+    (500, "image input is not supported - hint: you may need to provide the mmproj"),
+    (500, 'Failed to parse messages: Unsupported content part type: "image_url"'),
+])
+def test_an_image_refusal_is_images_refused(status: int, message: str) -> None:
+    from swebash_py.errors import ImagesRefused
+    from swebash_py.provider.errormap import error_for_status
+
+    assert isinstance(error_for_status(status, message), ImagesRefused)
+
+
+@pytest.mark.parametrize(("status", "message"), [(500, "overloaded"), (400, "bad json"),
+                                                 (502, "image gateway down")])
+def test_twin_other_errors_are_not(status: int, message: str) -> None:
+    from swebash_py.errors import ImagesRefused
+    from swebash_py.provider.errormap import error_for_status
+
+    assert not isinstance(error_for_status(status, message), ImagesRefused)
