@@ -36,10 +36,20 @@ def accepts_images(model: str, setting: bool | None = None) -> bool | None:
     return supports_vision(model)
 
 
-def note(count: int, refused: bool = False) -> str:
+TEXT_ONLY = "this model does not take images"
+REFUSED = "the provider refused images"
+SUMMARY = "a summary is written from the text"  # compaction's request (agent.fitting)
+
+
+def note(count: int, why: str) -> str:
     """What the model reads instead of ``count`` images."""
-    why = "the provider refused images" if refused else "this model does not take images"
     return f"[{count} image(s) not shown: {why}]"
+
+
+def as_notes(messages: list[Message], why: str) -> list[Message]:
+    """``messages`` with every image a note saying ``why`` (copies of the messages
+    that had images; the others as they are)."""
+    return [_without_images(m, why) if m.images() else m for m in messages]
 
 
 class ImagePolicy:
@@ -66,7 +76,7 @@ class ImagePolicy:
         if model not in self._told:
             self._told.add(model)
             notify(self._notice(model, refused))
-        return [_without_images(m, refused) if m.images() else m for m in messages]
+        return as_notes(messages, REFUSED if refused else TEXT_ONLY)
 
     def refused(self, model: str, messages: list[Message]) -> bool:
         """The provider refused an image: whether to ask again without them (once,
@@ -86,7 +96,7 @@ class ImagePolicy:
                 "a note (supports_vision = true in the config sends them anyway)")
 
 
-def _without_images(message: Message, refused: bool) -> Message:
+def _without_images(message: Message, why: str) -> Message:
     """A copy of ``message`` with its images left out: a tool's images become a note
     in that tool's result, the user's a note of their own."""
     by_call: dict[str, int] = {}
@@ -102,9 +112,9 @@ def _without_images(message: Message, refused: bool) -> Message:
             continue
         if isinstance(block, ToolResultBlock) and block.call_id in by_call:
             block = msgspec.structs.replace(block, content=f"{block.content}\n"
-                                            f"{note(by_call[block.call_id], refused)}")
+                                            f"{note(by_call[block.call_id], why)}")
         blocks.append(block)
     if loose:
-        blocks.append(TextBlock(note(loose, refused)))
+        blocks.append(TextBlock(note(loose, why)))
     return Message(message.role, blocks)
 

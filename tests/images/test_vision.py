@@ -141,3 +141,23 @@ def test_twin_other_errors_are_not(status: int, message: str) -> None:
     from swebash_py.provider.errormap import error_for_status
 
     assert not isinstance(error_for_status(status, message), ImagesRefused)
+
+
+async def test_the_summary_request_carries_no_image_bytes() -> None:
+    """Compaction's request (agent.fitting) writes text from text: a note for each
+    image, so a text-only model does not refuse it; the twin: the text is there."""
+    from swebash_py.agent.fitting import ContextFitter
+    from swebash_py.events import TextDelta
+
+    seen = []
+
+    async def stream(request):  # type: ignore[no-untyped-def]
+        seen.append(request)
+        yield TextDelta("summary")
+
+    fitter = ContextFitter(lambda: "openai/gpt-3.5-turbo", stream)
+    assert await fitter._model_state(_history()) == "summary"
+    (request,) = seen
+    assert not any(m.images() for m in request.messages)
+    assert "look" in request.messages[0].text
+    assert "a summary is written from the text" in str(request.messages)
