@@ -82,3 +82,23 @@ def test_read_file_of_a_too_large_image_without_pillow_says_why(
     assert "needs Pillow, the [images] extra" in result.output
     assert "images" not in result.metadata
     assert read_image(workspace / "fake.png", "fake.png") is None  # twin: read as a file
+
+
+def test_an_mcp_tools_too_large_image_without_pillow_names_the_extra_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from swebash_py.mcpclient.results import map_result
+
+    wide = base64.b64encode(_encoded((9000, 10), "PNG")).decode()
+    small = base64.b64encode(_encoded((10, 10), "PNG")).decode()
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    result = map_result(SimpleNamespace(content=[
+        SimpleNamespace(type="image", data=wide, mime_type="image/png"),
+        SimpleNamespace(type="image", data=small, mime_type="image/png")]), 10_000)
+    first, second = result.output.splitlines()
+    assert first.endswith("the [images] extra: pip install 'swebash-py[images]' "
+                          "(or ./scripts/install.sh --images))")
+    assert "not shown" in first
+    assert second.startswith("[image returned by the tool: image/png")  # twin: it goes
+    assert len(result.metadata["images"]) == 1
