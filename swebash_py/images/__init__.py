@@ -20,7 +20,7 @@ from swebash_py.errors import ImageError, install_extra
 
 MAX_BYTES = 3_750_000  # Anthropic takes 5 MB of base64 per image: 3.75 MB of bytes
 MAX_SIDE = 8000  # pixels; Anthropic refuses larger
-FIT_SIDE = 2048  # a downscaled image's longer side
+FIT_SIDE = 2000  # a downscaled image's longer side (Anthropic's cap when a request has many)
 MAX_INPUT_BYTES = 50_000_000  # not even worth decoding past this
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
               "image/webp": "webp"}
