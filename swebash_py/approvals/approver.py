@@ -107,16 +107,16 @@ class PolicyApprover:
         from swebash_py.approvals.decision import Judgement
         from swebash_py.approvals.grant import sandbox_decision
 
-        args = pending.args.model_dump(exclude_none=True)
+        args = pending.args.to_dict()
         traits = pending.tool.traits()
         sandboxed = traits.kind != "execute" or self._sandboxed()
         judged = policy.judge(traits, args, pending.preview, self.mode, self.rules,
                               self.workspace, sandboxed=sandboxed)
         # -- sandbox: judgement → grant (the one place; see approvals/grant.py) --
-        analysis = (policy.command_analysis(str(args.get("command", "")))
-                    if pending.tool.name == "run_command" else None)
-        judged = sandbox_decision(pending.tool.name, args, analysis, judged,
-                                  self._host, self.workspace, pending.preview)
+        analysis = (policy.command_analysis(str(args.get(traits.command_arg, "")))
+                    if traits.command_arg is not None else None)
+        judged = sandbox_decision(traits, args, analysis, judged, self._host, self.workspace,
+                                  pending.preview)
         result = replace(judged.verdict, warnings=list(judged.verdict.warnings))
         plan = judged.plan
         result.label = label_for(result.action, result.by, self.mode)
@@ -168,8 +168,7 @@ class PolicyApprover:
         from swebash_py.approvals.grant import is_escalation
 
         verdict = judged.verdict
-
-        escalation = is_escalation(pending.tool.name, pending.args.model_dump())
+        escalation = is_escalation(pending.tool.traits(), pending.args.to_dict())
         if self._asker is None:
             if escalation:
                 return Verdict("deny", "no-terminal", "running a command outside the sandbox "
@@ -188,7 +187,7 @@ class PolicyApprover:
                                instruction=answer.text, label="denied")
             return Verdict("deny", "user", "the user said no", label="denied")
         rule = policy.suggest_rule(pending.tool.traits(),
-                                   pending.args.model_dump(exclude_none=True),
+                                   pending.args.to_dict(),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
@@ -228,7 +227,7 @@ class PolicyApprover:
         from swebash_py.approvals import policy
 
         rule = policy.suggest_rule(pending.tool.traits(),
-                                   pending.args.model_dump(exclude_none=True),
+                                   pending.args.to_dict(),
                                    pending.preview, self.workspace)
         usable = rule if self.mode in ("ask", "auto-edit") else None  # strict ignores rules
         hint = f", or add an allow rule like {', '.join(usable)}" if usable else ""

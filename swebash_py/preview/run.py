@@ -172,6 +172,8 @@ async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
 class PreviewRunner:
     """A runner whose writes are caught, not made: one per previewed call."""
 
+    writes_land = False  # the change set drops settings; nothing to sweep
+
     def __init__(self, max_mb: int) -> None:
         self.max_mb = max_mb
         self.preview: Preview | None = None  # the last run's, until it is taken

@@ -75,7 +75,13 @@ class RunnerUnavailable(Exception):
 
 
 class Runner(Protocol):
-    """The seam every process a tool runs for the model goes through."""
+    """The seam every process a tool runs for the model goes through.
+
+    ``writes_land``: whether the run's writes land in the workspace (the
+    ordinary runner), or are caught for a question first (a preview's): what
+    the settings guard must sweep after a run (``settings_guard.sweep``)."""
+
+    writes_land: bool
 
     async def run(self, request: ExecRequest) -> ProcResult: ...
 
@@ -174,6 +180,8 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
 
 class SandboxRunner:
     """The ordinary runner: the request's policy says the walls (``off``: none)."""
+
+    writes_land = True
 
     def __init__(self, chosen: Backend | None = None) -> None:
         self._chosen = chosen

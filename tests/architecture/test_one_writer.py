@@ -37,7 +37,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("swebash_py/atomic.py", "os.fdopen(write)"): "write_atomic's temporary file, ours",
     ("swebash_py/atomic.py", "os.unlink"): "write_atomic's temporary file, ours",
     ("swebash_py/atomic.py", "write_atomic"): "backup(): the remembered approvals' .bak",
-    ("swebash_py/images.py", "write_atomic"): "the images dir in our data dir",
+    ("swebash_py/images/__init__.py", "write_atomic"): "the images dir in our data dir",
     ("swebash_py/engine/modelinfo.py", "write_atomic"): "the model-info cache in our data dir",
     ("swebash_py/approvals/remembered.py", "write_atomic"): "the remembered approvals file",
     ("swebash_py/sandbox/pathindex.py", "write_atomic"): "the persisted secrets/settings index "
@@ -65,7 +65,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("swebash_py/sandbox/build.py", ".mkdir"): "the sandbox's private dirs in our data",
     ("swebash_py/sandbox/bwrap.py", "open(write)"): "the empty read-only mask file (mkdtemp)",
     ("swebash_py/store/soundness.py", ".write_text"): "sessions.db.sound, our data dir",
-    ("swebash_py/cli/warmup.py", "open(write)"): "the import trace a test asked for (env)",
+    ("swebash_py/front/warmup.py", "open(write)"): "the import trace a test asked for (env)",
     ("swebash_py/preview/summary.py", "open(write)"): "the deleted files' list, a private "
         "temp file of ours",
     ("swebash_py/store/soundness.py", "os.replace"): "sessions.db.sound, our data dir",

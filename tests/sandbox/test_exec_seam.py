@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[2] / "swebash_py"
 class Watching:
     """The ordinary runner, with every request it ran kept."""
 
+    writes_land = True
+
     def __init__(self) -> None:
         self.requests: list[ExecRequest] = []
 
@@ -76,6 +78,32 @@ async def test_a_preview_runner_behind_run_command_catches_the_writes(workspace:
 async def test_twin_the_ordinary_runner_makes_the_writes(workspace: Path) -> None:
     output = await run_command(workspace, "echo made > f.txt && echo ran")
     assert "ran" in output and (workspace / "f.txt").read_text() == "made\n"
+
+
+PLANT = "mkdir -p .swebash && echo '[hooks]' > .swebash/config.toml && echo planted"
+
+
+@needs_overlay
+async def test_a_preview_plants_no_settings_and_nothing_is_swept(workspace: Path) -> None:
+    """A preview's writes are caught (its change set drops settings), so the
+    settings guard sweeps nothing after it (``Runner.writes_land``)."""
+    from swebash_py.preview.run import PreviewRunner
+
+    runner = PreviewRunner(max_mb=16)
+    output = await run_command(workspace, PLANT, runner)
+    try:
+        assert "planted" in output and "removed settings" not in output
+        assert not (workspace / ".swebash").exists()
+        assert runner.preview is not None and runner.preview.changes.refused
+    finally:
+        runner.discard()
+
+
+@needs_overlay
+async def test_twin_the_ordinary_runs_planted_settings_are_swept(workspace: Path) -> None:
+    output = await run_command(workspace, PLANT)
+    assert "planted" in output and "the sandbox removed settings" in output
+    assert not (workspace / ".swebash" / "config.toml").exists()
 
 
 def _imports(path: Path) -> set[str]:
