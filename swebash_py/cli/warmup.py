@@ -46,6 +46,7 @@ TOOLS = ("pydantic",)  # validates a tool call's arguments
 LITELLM = ("litellm",)
 TRACE_ENV = "SWEBASH_WARMUP_TRACE"  # a file: "<monotonic> <module>" per import done (bench)
 EXIT_JOIN = 10.0  # seconds the exit waits for the import under way (one module's)
+EXITING = threading.Event()  # set at exit: queued work that can stop early does (prewarm)
 
 
 class _Warmup:
@@ -84,6 +85,7 @@ class _Warmup:
 
     def stop(self) -> None:
         """Drop what is queued; let the import under way finish (the process ends)."""
+        EXITING.set()
         with self._lock:
             self._queue.clear()
             self._closing = True
@@ -164,6 +166,23 @@ def abandon() -> None:
 def wait() -> None:
     """Block until the first batch is imported (at once when none was started)."""
     _WARMUP.wait()
+
+
+def warm_sandbox_index(roots: list[str]) -> Callable[[], object]:
+    """Work for the queue: the sandbox's index of secrets and settings in the
+    workspace (and ``writable_roots``) brought up to date before the first
+    sandboxed command needs it; it stops at exit (``EXITING``) rather than being
+    waited for."""
+    def walk() -> None:
+        import os
+        from pathlib import Path
+
+        from swebash_py.sandbox import pathindex
+
+        folders = [Path(os.path.realpath(os.path.expanduser(root))) for root in roots]
+        pathindex.prewarm(folders, EXITING)
+
+    return walk
 
 
 def warm_markdown() -> None:
