@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import Annotated, Any
 
 import typer
+
+from swebash_py.front.words import age, turns_text
 
 app = typer.Typer(help="Stored conversations.", no_args_is_help=True, add_completion=False)
 
@@ -24,20 +25,6 @@ def _resolve(store: Any, session_id: str) -> Any:
         typer.echo(f"ai: no session '{session_id}' (see `ai sessions list`)", err=True)
         raise typer.Exit(1)
     return info
-
-
-def age(timestamp: float, now: float | None = None) -> str:
-    """'3m ago', '2h ago', '5d ago'."""
-    seconds = max(0.0, (now or time.time()) - timestamp)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
-
-
-def turns_text(n: int) -> str:
-    """'1 turn', '3 turns'."""
-    return f"{n} turn" if n == 1 else f"{n} turns"
 
 
 LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE")
@@ -82,7 +69,7 @@ def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
 
 
 def _list_all_hosts(limit: int) -> None:
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.store.ids import shortest_unique
     from swebash_py.team import reads
     from swebash_py.team.sync import connect_checked, require_url
@@ -126,7 +113,7 @@ def show(session_id: Annotated[str | None, typer.Argument(
 
 def _latest_here(store: Any) -> Any:
     """The session last active in this workspace (``ai -c`` would continue it)."""
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
 
     workspace = str(load_settings().workspace)
     found = store.latest_session(workspace)
@@ -137,7 +124,7 @@ def _latest_here(store: Any) -> Any:
 
 
 def _remote_markdown(session_id: str) -> str:
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.store import export as exporter
     from swebash_py.store.records import BlockRecord, SessionInfo, TurnRecord, parse_json
     from swebash_py.team.remote import fetch_for_show
