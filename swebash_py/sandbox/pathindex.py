@@ -123,14 +123,21 @@ class PathIndex:
         tree), where each call counts."""
         after: dict[str, _Listing] = {}
         stack = [top]
-        lstat, isdir = os.lstat, stat.S_ISDIR
+        # names bound once: module globals and attributes cost a lookup per directory
+        lstat, isdir, known, settled = os.lstat, stat.S_ISDIR, before.get, self._settled
+        sig_of, skip = signature, len(top) + 1
+        visited = 0
         while stack:
-            if stop is not None and not len(after) % 1024 and stop.is_set():
+            visited += 1
+            if stop is not None and visited % 1024 == 1 and stop.is_set():
                 raise Stopped
             path = stack.pop()
-            old = before.get(path)
+            old = known(path)
             if old is None or path == top:
-                listing = self._visit(path, path[len(top) + 1:], path == top, old)
+                found = self._visit(path, path[skip:], path == top, old)
+                if found is None:
+                    continue
+                listing = found
             else:
                 try:
                     st = lstat(path)
@@ -138,13 +145,9 @@ class PathIndex:
                     continue
                 if not isdir(st.st_mode):
                     continue
-                sig = signature(st)
-                if old.signature == sig and self._settled(st, old.listed_ns):
-                    listing = old
-                else:
-                    listing = self._list(path, path[len(top) + 1:], sig)
-            if listing is None:
-                continue
+                sig = sig_of(st)
+                listing = (old if old.signature == sig and settled(st, old.listed_ns)
+                           else self._list(path, path[skip:], sig))
             after[path] = listing
             if listing.subdirs:
                 prefix = path + os.sep
