@@ -46,7 +46,6 @@ TOOLS = ("pydantic",)  # validates a tool call's arguments
 LITELLM = ("litellm",)
 TRACE_ENV = "SWEBASH_WARMUP_TRACE"  # a file: "<monotonic> <module>" per import done (bench)
 EXIT_JOIN = 10.0  # seconds the exit waits for the import under way (one module's)
-EXITING = threading.Event()  # set at exit: queued work that can stop early does (prewarm)
 
 
 class _Warmup:
@@ -61,6 +60,7 @@ class _Warmup:
         self._go = threading.Event()
         self._closing = False
         self._thread: threading.Thread | None = None
+        self.exiting = threading.Event()  # set at exit: queued work that can stop early does
 
     def start(self, modules: tuple[str | Callable[[], object], ...], *, now: bool) -> None:
         with self._lock:
@@ -85,7 +85,7 @@ class _Warmup:
 
     def stop(self) -> None:
         """Drop what is queued; let the import under way finish (the process ends)."""
-        EXITING.set()
+        self.exiting.set()
         with self._lock:
             self._queue.clear()
             self._closing = True
@@ -179,7 +179,7 @@ def wait() -> None:
 def warm_sandbox_index(roots: list[str]) -> Callable[[], object]:
     """Work for the queue: the sandbox's index of secrets and settings in the
     workspace (and ``writable_roots``) brought up to date before the first
-    sandboxed command needs it; it stops at exit (``EXITING``) rather than being
+    sandboxed command needs it; it stops at exit (``exiting``) rather than being
     waited for."""
     def walk() -> None:
         import os
@@ -188,7 +188,7 @@ def warm_sandbox_index(roots: list[str]) -> Callable[[], object]:
         from swebash_py.sandbox import pathindex
 
         folders = [Path(os.path.realpath(os.path.expanduser(root))) for root in roots]
-        pathindex.prewarm(folders, EXITING)
+        pathindex.prewarm(folders, _WARMUP.exiting)
 
     return walk
 

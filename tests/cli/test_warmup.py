@@ -173,23 +173,18 @@ def test_held_until_the_transport_says_the_request_is_out(modules: Path) -> None
 
 
 def test_work_that_can_stop_is_told_at_exit() -> None:
-    """``stop`` (atexit) sets ``EXITING`` before it waits for the thread: a walk
+    """``stop`` (atexit) sets ``exiting`` before it waits for the thread: a walk
     under way (the sandbox index) ends early instead of holding the exit; the
     twin: before ``stop`` it is not set."""
-    from swebash_py.front import warmup as module
-
     seen: list[bool] = []
     started = threading.Event()
+    warmup = _Warmup()
 
     def walk() -> None:
         started.set()
-        seen.append(module.EXITING.wait(5))
+        seen.append(warmup.exiting.wait(5))
 
-    warmup = _Warmup()
     warmup.start((walk,), now=True)
-    assert started.wait(5) and not module.EXITING.is_set()
-    try:
-        warmup.stop()
-        assert seen == [True]
-    finally:
-        module.EXITING.clear()
+    assert started.wait(5) and not warmup.exiting.is_set()
+    warmup.stop()
+    assert seen == [True]
