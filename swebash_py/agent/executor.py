@@ -36,8 +36,6 @@ from swebash_py.text.truncate import cap_middle
 from swebash_py.tools.base import Tool, ToolContext, ToolResult, redact_result
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from swebash_py.tools.args import ToolArgs
 
 Emit = Callable[[TurnEvent], None]
@@ -202,12 +200,12 @@ class ToolExecutor:
                     f"Received: {call.arguments[:300]!r}")
         if not isinstance(raw, dict):
             return f"the arguments of {call.name} must be a JSON object, got {type(raw).__name__}"
-        from pydantic import ValidationError  # loaded with the tool's own module
+        from swebash_py.tools.args import ArgsError
 
         try:
-            return tool, tool.Args.model_validate(raw)
-        except ValidationError as exc:
-            return f"invalid arguments for {call.name}: {_describe_validation(exc)}"
+            return tool, tool.Args.parse(raw)
+        except ArgsError as exc:  # one ``name: problem`` per misfit argument
+            return f"invalid arguments for {call.name}: {exc}"
 
     def _preview(self, call: ToolUseBlock, tool: Tool[Any], args: ToolArgs) -> PendingCall | str:
         """What the call would do, for the judgement; an error string when it is
@@ -337,7 +335,7 @@ class ToolExecutor:
             return
         exit_code = result.metadata.get("exit_code") if result is not None else None
         record = CallRecord(
-            pending.call.name, pending.args.model_dump(exclude_none=True), label,
+            pending.call.name, pending.args.to_dict(), label,
             allowed=result is not None,
             exit_code=exit_code if isinstance(exit_code, int) else None,
             duration_ms=None if seconds is None else round(seconds * 1000),
@@ -442,11 +440,3 @@ def _unknown_tool_text(name: str, registry: ToolRegistryView) -> str:
     hint = f" Did you mean '{suggestion}'?" if suggestion else ""
     return f"unknown tool '{name}'. Available tools: {available}.{hint}"
 
-
-def _describe_validation(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors():
-        field = ".".join(str(p) for p in error["loc"]) or "arguments"
-        message = "unknown argument" if error["type"] == "extra_forbidden" else error["msg"]
-        parts.append(f"{field}: {message}")
-    return "; ".join(parts)
