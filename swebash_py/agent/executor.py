@@ -20,6 +20,8 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import msgspec
+
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
@@ -70,9 +72,8 @@ class ToolExecutor:
                  post_hook: PostHook | None = None, debug: bool = False,
                  journal: Callable[[], Any] | None = None,
                  on_result: OnResult = lambda _block: None,
-                 audit: AuditSink | None = None, send_images: bool = False) -> None:
+                 audit: AuditSink | None = None) -> None:
         self._registry = registry
-        self._send_images = send_images  # the model takes images a tool returns
         self._images: dict[str, list[ImageBlock]] = {}
         self._on_result = on_result
         self._answered: set[str] = set()
@@ -354,11 +355,10 @@ class ToolExecutor:
     def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
         result = redact_result(result)  # secret values never reach the model
         if images := list(result.metadata.get("images") or ()):
-            if self._send_images:
-                self._images[call.id] = images
-            else:
-                result = dataclasses.replace(result, output=result.output + (
-                    f"\n[{len(images)} image(s) not shown: this model does not take images]"))
+            # all kept, tagged with their call: whether a request carries them is
+            # decided per request and model (images.vision), not here
+            self._images[call.id] = [msgspec.structs.replace(image, call_id=call.id)
+                                     for image in images]
         content = cap_middle(result.output, self._context.max_output_chars)
         block = ToolResultBlock(call.id, call.name, content, result.is_error)
         self._answer(block)

@@ -209,7 +209,7 @@ def read_image(path: Path, shown: str) -> ToolResult | None:
     """The image at ``path`` for the model (``metadata["images"]``: the loop sends
     it after the results); None when it is not one we send (read as text then)."""
     from swebash_py.errors import ImageError
-    from swebash_py.images import MAX_INPUT_BYTES, from_data
+    from swebash_py.images import MAX_INPUT_BYTES, from_data, sniff
 
     capped = read_capped(path, shown, MAX_INPUT_BYTES)
     if capped.cut:  # too large to send: read as text (refused as binary) like any file
@@ -217,8 +217,10 @@ def read_image(path: Path, shown: str) -> ToolResult | None:
     data = capped.data
     try:
         block = from_data(data, shown)
-    except ImageError:
-        return None
+    except ImageError as exc:
+        if sniff(data) is None:  # not an image after all: read as text (or refused)
+            return None
+        return ToolResult(str(exc), is_error=True)  # too large: say why (and the extra)
     return ToolResult(f"[image {shown}: {block.media_type}, {len(data):,} bytes]",
                       metadata={"path": str(path), "images": [block]})
 
