@@ -5,8 +5,7 @@ Parts (``--only`` picks some):
   ``fdfind -g '*.py'`` on trees of ``--files`` sizes (``apt-get install fd-find``);
 - ``index``: the sandbox's secrets/settings index in a fresh process (a one-shot's
   first command): cold (no persisted copy), warm (persisted by an earlier run),
-  and after ``pathindex.prewarm`` (the walk the warm-up does while the request is
-  on the wire; trees that have it), against ``bwrap --ro-bind / / true``;
+  against ``bwrap --ro-bind / / true``;
 - ``sessions``: ``ai sessions list`` with ``--sessions`` sessions in the store;
 - ``resume``: ``Store.load_messages`` of a session of ``--turns`` turns, all but
   the last behind a compaction checkpoint, against one of 10 turns;
@@ -128,19 +127,17 @@ def bench_find(work: Path, sizes: list[int], sources: dict[str, str],
 
 
 INDEX_SNIPPET = """
-import sys, threading, time
+import sys, time
 from pathlib import Path
 from swebash_py.sandbox import pathindex
-if sys.argv[2] == "prewarmed":  # done while the request was on the wire (cli.warmup)
-    pathindex.prewarm([Path(sys.argv[1])], threading.Event())
 t = time.perf_counter()
 pathindex.find([Path(sys.argv[1])])
 print(time.perf_counter() - t)
 """
 
 
-def index_time(tree: Path, source: str, env: dict[str, str], how: str = "first") -> float:
-    out = subprocess.run([sys.executable, "-c", INDEX_SNIPPET, str(tree), how],
+def index_time(tree: Path, source: str, env: dict[str, str]) -> float:
+    out = subprocess.run([sys.executable, "-c", INDEX_SNIPPET, str(tree)],
                          env={**env, "PYTHONPATH": source}, capture_output=True, text=True,
                          timeout=1800, check=True, cwd=tree)
     return float(out.stdout.split()[-1])
@@ -161,11 +158,6 @@ def bench_index(work: Path, sizes: list[int], sources: dict[str, str],
             cold = index_time(tree, source, env)
             warm = statistics.median(index_time(tree, source, env) for _ in range(3))
             line += f"  {name}: cold {cold * 1000:7.0f} ms, next run {warm * 1000:6.0f} ms"
-            if (Path(source) / "swebash_py" / "sandbox" / "pathindex.py").read_text().count(
-                    "def prewarm("):
-                ahead = statistics.median(index_time(tree, source, env, "prewarmed")
-                                          for _ in range(3))
-                line += f", prewarmed {ahead * 1000:6.0f} ms"
         print(line, flush=True)
 
 

@@ -147,8 +147,7 @@ def run_guarded(invocation: Invocation) -> int:
 
 def _warm_for(settings: Settings, invocation: Invocation) -> None:
     """Once the model is known: litellm when it serves the model, what tool calls
-    need and the sandbox's index when tools are offered (after the renderer's
-    modules, if a warm-up runs)."""
+    need when tools are offered (after the renderer's modules, if a warm-up runs)."""
     from swebash_py.front import warmup
     from swebash_py.provider.routing import route
 
@@ -156,9 +155,6 @@ def _warm_for(settings: Settings, invocation: Invocation) -> None:
         warmup.add(*warmup.LITELLM)
     if not invocation.no_tools:
         warmup.add(*warmup.TOOLS)
-        if settings.sandbox.mode != "off":  # the first command's walk, done meanwhile
-            roots = [str(settings.workspace), *map(str, settings.sandbox.writable_roots)]
-            warmup.add(warmup.warm_sandbox_index(roots))
 
 
 def _hand_over_prompt() -> None:

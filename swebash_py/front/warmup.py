@@ -62,7 +62,6 @@ class _Warmup:
         self._go = threading.Event()
         self._closing = False
         self._thread: threading.Thread | None = None
-        self.exiting = threading.Event()  # set at exit: queued work that can stop early does
 
     def start(self, modules: tuple[str | Callable[[], object], ...], *, now: bool) -> None:
         with self._lock:
@@ -87,7 +86,6 @@ class _Warmup:
 
     def stop(self) -> None:
         """Drop what is queued; let the import under way finish (the process ends)."""
-        self.exiting.set()
         with self._lock:
             self._queue.clear()
             self._closing = True
@@ -176,23 +174,6 @@ def abandon() -> None:
 def wait() -> None:
     """Block until the first batch is imported (at once when none was started)."""
     _WARMUP.wait()
-
-
-def warm_sandbox_index(roots: list[str]) -> Callable[[], object]:
-    """Work for the queue: the sandbox's index of secrets and settings in the
-    workspace (and ``writable_roots``) brought up to date before the first
-    sandboxed command needs it; it stops at exit (``exiting``) rather than being
-    waited for."""
-    def walk() -> None:
-        import os
-        from pathlib import Path
-
-        from swebash_py.sandbox import pathindex
-
-        folders = [Path(os.path.realpath(os.path.expanduser(root))) for root in roots]
-        pathindex.prewarm(folders, _WARMUP.exiting)
-
-    return walk
 
 
 def warm_markdown() -> None:

@@ -93,10 +93,7 @@ class PathIndex:
         self._lock = threading.Lock()
         self.listings = 0  # directories re-read (for tests and the bench)
 
-    def find(self, root: Path, into: Found | None = None,
-             stop: threading.Event | None = None) -> Found:
-        """``stop`` (a walk nobody waits for: ``prewarm``): once set, the walk
-        ends with ``Stopped`` and keeps nothing of what it did."""
+    def find(self, root: Path, into: Found | None = None) -> Found:
         top = str(root)
         found = into if into is not None else Found()
         with self._lock:
@@ -104,7 +101,7 @@ class PathIndex:
             if before is None:
                 before = self._load(top)
             listed_before = self.listings
-            after = self._walk(top, before, stop)
+            after = self._walk(top, before)
             for path, listing in after.items():
                 if listing.secrets or listing.settings:  # most directories hold neither
                     prefix = path + os.sep
@@ -115,8 +112,7 @@ class PathIndex:
                 self._save(top, after)
         return found
 
-    def _walk(self, top: str, before: dict[str, _Listing],
-              stop: threading.Event | None = None) -> dict[str, _Listing]:
+    def _walk(self, top: str, before: dict[str, _Listing]) -> dict[str, _Listing]:
         """Every directory below ``top``: its listing from ``before`` where still
         trusted (``_visit``'s two rules), listed again where not. ``_visit``'s
         trusted case is inlined: it runs once per directory (50,000 in a 1M-file
@@ -126,11 +122,7 @@ class PathIndex:
         # names bound once: module globals and attributes cost a lookup per directory
         lstat, isdir, known, settled = os.lstat, stat.S_ISDIR, before.get, self._settled
         sig_of, skip = signature, len(top) + 1
-        visited = 0
         while stack:
-            visited += 1
-            if stop is not None and visited % 1024 == 1 and stop.is_set():
-                raise Stopped
             path = stack.pop()
             old = known(path)
             if old is None or path == top:
@@ -220,10 +212,6 @@ class PathIndex:
         return _Listing(sig, listed_ns, tuple(secrets), tuple(settings), tuple(subdirs))
 
 
-class Stopped(Exception):
-    """A ``find`` given ``stop`` was stopped (the process ends)."""
-
-
 def _persisted() -> Path:
     from swebash_py.config.paths import data_dir
 
@@ -240,13 +228,3 @@ def find(roots: list[Path]) -> Found:
         INDEX.find(root, found)
     return found
 
-
-def prewarm(roots: list[Path], stop: threading.Event) -> None:
-    """Bring the process-wide index up to date for ``roots`` ahead of the first
-    sandboxed command, while the request is on the wire (``cli.warmup``): that
-    command's own ``find`` then walks what is in memory (no copy to read, no
-    directory listed again unless it changed since). Ends early, keeping nothing
-    of this walk, once ``stop`` is set (the process ends: nobody waits for it)."""
-    with contextlib.suppress(Stopped):
-        for root in roots:
-            INDEX.find(root, stop=stop)

@@ -171,20 +171,3 @@ def test_held_until_the_transport_says_the_request_is_out(modules: Path) -> None
     sent.notify()
     assert _loaded_within("warm_sent", 5)
 
-
-def test_work_that_can_stop_is_told_at_exit() -> None:
-    """``stop`` (atexit) sets ``exiting`` before it waits for the thread: a walk
-    under way (the sandbox index) ends early instead of holding the exit; the
-    twin: before ``stop`` it is not set."""
-    seen: list[bool] = []
-    started = threading.Event()
-    warmup = _Warmup()
-
-    def walk() -> None:
-        started.set()
-        seen.append(warmup.exiting.wait(5))
-
-    warmup.start((walk,), now=True)
-    assert started.wait(5) and not warmup.exiting.is_set()
-    warmup.stop()
-    assert seen == [True]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -313,37 +312,3 @@ def _names_for(tmp_path: Path, root: Path) -> list[str]:
     assert path is not None
     return [path.name]
 
-
-def test_prewarm_leaves_the_first_command_nothing_to_list(
-        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Done while the request is on the wire: the first command's walk is the
-    in-memory one, and its answer the full walk's."""
-    index = _next_run(tmp_path)
-    monkeypatch.setattr(pathindex, "INDEX", index)
-    pathindex.prewarm([tree], threading.Event())
-    listed = index.listings
-    assert listed > 0  # the prewarm did the listing
-    assert set(pathindex.find([tree]).secrets) == full(tree)
-    assert index.listings == listed  # the command's own walk listed nothing again
-
-
-def test_twin_without_prewarm_the_first_command_lists(
-        tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    index = _next_run(tmp_path)
-    monkeypatch.setattr(pathindex, "INDEX", index)
-    assert set(pathindex.find([tree]).secrets) == full(tree)
-    assert index.listings > 0
-
-
-def test_a_stopped_prewarm_keeps_nothing(tree: Path, tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The process ends: the walk stops at once and nothing half-done is kept
-    (in memory or copied); the next find walks whole and answers whole."""
-    index = _next_run(tmp_path)
-    monkeypatch.setattr(pathindex, "INDEX", index)
-    stop = threading.Event()
-    stop.set()
-    pathindex.prewarm([tree], stop)
-    assert index.listings == 0 and not (tmp_path / "idx").exists()
-    assert set(pathindex.find([tree]).secrets) == full(tree)
-    assert (tmp_path / "idx").exists()  # the twin: a walk not stopped is kept
