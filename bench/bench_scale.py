@@ -5,7 +5,7 @@ Parts (``--only`` picks some):
   ``fdfind -g '*.py'`` on trees of ``--files`` sizes (``apt-get install fd-find``);
 - ``index``: the sandbox's secrets/settings index in a fresh process (a one-shot's
   first command): cold (no persisted copy), warm (persisted by an earlier run),
-  against ``bwrap --ro-bind / / true``;
+  and the same walk done twice in one process, against ``bwrap --ro-bind / / true``;
 - ``sessions``: ``ai sessions list`` with ``--sessions`` sessions in the store;
 - ``resume``: ``Store.load_messages`` of a session of ``--turns`` turns, all but
   the last behind a compaction checkpoint, against one of 10 turns;

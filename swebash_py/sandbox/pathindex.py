@@ -101,50 +101,24 @@ class PathIndex:
             if before is None:
                 before = self._load(top)
             listed_before = self.listings
-            after = self._walk(top, before)
-            for path, listing in after.items():
-                if listing.secrets or listing.settings:  # most directories hold neither
-                    prefix = path + os.sep
+            after: dict[str, _Listing] = {}
+            stack = [top]
+            while stack:
+                path = stack.pop()
+                listing = self._visit(path, path[len(top) + 1:], path == top, before.get(path))
+                if listing is None:
+                    continue
+                after[path] = listing
+                prefix = path + os.sep
+                if listing.secrets:  # most directories hold neither
                     found.secrets += [Path(prefix + name) for name in listing.secrets]
+                if listing.settings:
                     found.settings += [Path(prefix + name) for name in listing.settings]
+                stack += [prefix + name for name in listing.subdirs]
             self._roots[top] = after
             if self.listings != listed_before or len(after) != len(before):
                 self._save(top, after)
         return found
-
-    def _walk(self, top: str, before: dict[str, _Listing]) -> dict[str, _Listing]:
-        """Every directory below ``top``: its listing from ``before`` where still
-        trusted (``_visit``'s two rules), listed again where not. ``_visit``'s
-        trusted case is inlined: it runs once per directory (50,000 in a 1M-file
-        tree), where each call counts."""
-        after: dict[str, _Listing] = {}
-        stack = [top]
-        # names bound once: module globals and attributes cost a lookup per directory
-        lstat, isdir, known, settled = os.lstat, stat.S_ISDIR, before.get, self._settled
-        sig_of, skip = signature, len(top) + 1
-        while stack:
-            path = stack.pop()
-            old = known(path)
-            if old is None or path == top:
-                found = self._visit(path, path[skip:], path == top, old)
-                if found is None:
-                    continue
-                listing = found
-            else:
-                try:
-                    st = lstat(path)
-                except OSError:
-                    continue
-                if not isdir(st.st_mode):
-                    continue
-                sig = sig_of(st)
-                listing = (old if old.signature == sig and settled(st, old.listed_ns)
-                           else self._list(path, path[skip:], sig))
-            after[path] = listing
-            if listing.subdirs:
-                prefix = path + os.sep
-                stack += [prefix + name for name in listing.subdirs]
-        return after
 
     def _copy_of(self, top: str) -> Path | None:
         if self.persisted is None:
@@ -227,4 +201,3 @@ def find(roots: list[Path]) -> Found:
     for root in roots:
         INDEX.find(root, found)
     return found
-

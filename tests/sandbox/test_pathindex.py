@@ -311,4 +311,3 @@ def _names_for(tmp_path: Path, root: Path) -> list[str]:
     path = index._copy_of(str(root))
     assert path is not None
     return [path.name]
-
