@@ -9,8 +9,14 @@ run as a script (stdlib only, ``python -I -S``, so it starts in ~15 ms), it
   its child instead of init's, so the whole tree stays findable from /proc;
 * asks for a signal when ``ai`` dies (``PR_SET_PDEATHSIG``, so ``kill -9`` of
   ``ai`` counts) and on it SIGKILLs every descendant, repeating until none is
-  left; when the command ends, what it left running gets the same drain time
-  as ``proc.run_process`` gives, then is killed (saying so);
+  left, then exits whatever that raised; when the command ends, what it left
+  running gets the same drain time as ``proc.run_process`` gives, then is
+  killed (saying so);
+* gives the command itself ``PR_SET_PDEATHSIG`` = SIGKILL: should the
+  supervisor die first (SIGKILLed, OOM-killed, a ``pkill python``, a failure
+  in its handler) and ``ai`` die before it could end the cgroup, the command
+  does not run on with nobody left to end it (a setuid ``sudo`` drops that
+  setting: then the cgroup, swept by the next ``ai``, is what remains);
 * lets SIGTERM, SIGHUP and SIGINT pass (the command's group gets them from
   ``ai`` anyway): a timeout or a stop that ends in SIGKILL goes through
   ``kill_tree`` first, since nothing can clean up after SIGKILL.
@@ -20,7 +26,9 @@ Why not ``bwrap --unshare-pid`` with the host's filesystem: it needs bwrap
 and a command in a pid namespace cannot signal host processes (``kill`` of a
 port's owner is a typical escalated command). What this does not cover: a
 process that gets another parent on purpose (``systemd-run``, ``at``, a
-daemon asked over a socket) or a supervisor killed with SIGKILL on its own.
+daemon asked over a socket) or, when a supervisor is SIGKILLed on its own,
+what the command had already started (``ai`` ends the cgroup once the
+supervisor is gone, or the next ``ai`` sweeps it).
 """
 
 from __future__ import annotations
@@ -128,8 +136,22 @@ def _exit_like(status: int) -> None:
 
 
 def _on_death(sig: int, _frame: object) -> None:
-    kill_all()
-    os._exit(128 + sig)
+    try:
+        kill_all()
+    finally:  # never back into the wait loop: an error here must not leave us
+        # running with ai gone; the command's own death signal ends it with us
+        os._exit(128 + sig)
+
+
+def _die_with(supervisor: int) -> None:
+    """In the command's process, before exec: SIGKILL when the supervisor dies
+    (asked first, then checked: it may already be gone)."""
+    try:
+        _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    except OSError:
+        return  # no prctl: the process group and the cgroup still hold
+    if os.getppid() != supervisor:
+        os._exit(128 + int(signal.SIGKILL))
 
 
 def main(args: list[str]) -> None:
@@ -141,6 +163,7 @@ def main(args: list[str]) -> None:
     signal.signal(DEATH_SIGNAL, _on_death)
     for sig in PASSING:
         signal.signal(sig, lambda _sig, _frame: None)
+    supervisor = os.getpid()
     try:
         child = os.fork()
     except OSError:
@@ -148,6 +171,7 @@ def main(args: list[str]) -> None:
     if child == 0:
         for sig in (*PASSING, DEATH_SIGNAL, signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
+        _die_with(supervisor)
         try:
             os.execvp(argv[0], argv)
         except OSError as exc:
