@@ -100,7 +100,7 @@ class RawReply:
     ``parts`` splits the body into that many chunked writes, so a parser sees
     events cut at arbitrary points as on a real network."""
 
-    body: str
+    body: str | bytes  # bytes: sent as they are (a body that is not valid UTF-8)
     status: int = 200
     content_type: str = "text/event-stream; charset=utf-8"
     parts: int = 7
@@ -346,7 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_raw(self, reply: RawReply) -> None:
-        data = reply.body.encode()
+        data = reply.body if isinstance(reply.body, bytes) else reply.body.encode()
         self.send_response(reply.status)
         self.send_header("content-type", reply.content_type)
         self.send_header("transfer-encoding", "chunked")

@@ -152,6 +152,13 @@ def parse_rule(text: str, tools: Tools | None = None) -> Rule:
     return _raise(bad(f"{tool} takes no pattern"))
 
 
+def check_rules(rules: Iterable[str], wrap: str = "{}") -> None:
+    """Each rule parses (a ``ValueError`` naming the first that does not); ``wrap``
+    makes the rule of a bare pattern (``[sandbox] host_allow``'s ``git:*``)."""
+    for rule in rules:
+        parse_rule(wrap.format(rule))
+
+
 def _builtin_traits() -> Tools:
     from swebash_py.tools.registry import builtin_traits
 

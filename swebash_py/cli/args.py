@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from swebash_py.cli.invocation import Invocation
 from swebash_py.config.names import APPROVAL_MODES, SANDBOX_MODES
 from swebash_py.errors import UsageError
+from swebash_py.front.invocation import Invocation
 
 if TYPE_CHECKING:
     import argparse

@@ -3,7 +3,7 @@
 In order: ``--version`` and ``--help`` are answered without importing
 anything heavy (start-up is a feature); the words in ``SUBCOMMANDS`` go to
 the typer application in ``cli.subcommands``; everything else is a question
-(or the REPL), parsed by ``cli.args`` (argparse), whose renderer ``cli.warmup``
+(or the REPL), parsed by ``cli.args`` (argparse), whose renderer ``front.warmup``
 queues for a background import (let go once the request is out), and run by
 ``cli.oneshot`` (or ``repl.session``) inside this module's error boundary: one
 ``ai: ...`` line for errors we raise on purpose (traceback with ``--debug``),
@@ -24,8 +24,8 @@ SUBCOMMANDS = ("config", "sessions", "tools", "undo", "doctor", "mcp", "sync",
                "audit", "shell-init", "fix")  # the words typer handles
 
 if TYPE_CHECKING:
-    from swebash_py.cli.invocation import Invocation
     from swebash_py.config.settings import Settings
+    from swebash_py.front.invocation import Invocation
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     if args in (["--help"], ["-h"], ["help"]):  # `ai help` is not a question
         sys.stdout.write(top_level_help(_prog()))
         return
-    from swebash_py.cli import startup_gc
+    from swebash_py.front import startup_gc
 
     startup_gc.relax()  # until the session is built (build.build_session)
     # pydantic scans every installed package's entry points for plugins at
@@ -81,7 +81,7 @@ def _ask(args: list[str]) -> int:
     _start_warmup(invocation)
     if not invocation.question and not (invocation.json_output or invocation.shell_mode
                                         or invocation.explain):
-        from swebash_py.cli import early_prompt
+        from swebash_py.front import early_prompt
 
         early_prompt.show()  # the REPL, most likely: be visibly ready at once
     return run_guarded(invocation)
@@ -90,7 +90,7 @@ def _ask(args: list[str]) -> int:
 def _start_warmup(invocation: Invocation) -> None:
     """Begin importing what this invocation will draw its answer with (nothing for
     JSON lines or a bare ``-s`` command, which rich does not draw)."""
-    from swebash_py.cli import warmup
+    from swebash_py.front import warmup
 
     if invocation.json_output:
         return
@@ -133,7 +133,7 @@ def run_guarded(invocation: Invocation) -> int:
 
         return quiet_broken_pipe()
     except SwebashError as exc:
-        from swebash_py.cli import early_prompt
+        from swebash_py.front import early_prompt
 
         early_prompt.hand_over()
         if invocation.debug:
@@ -148,7 +148,7 @@ def run_guarded(invocation: Invocation) -> int:
 def _warm_for(settings: Settings, invocation: Invocation) -> None:
     """Once the model is known: litellm when it serves the model, pydantic when
     tools are offered (after the renderer's modules, if a warm-up runs)."""
-    from swebash_py.cli import warmup
+    from swebash_py.front import warmup
     from swebash_py.provider.routing import route
 
     if route(settings.resolved_model, settings.api_base, settings.backend).backend == "litellm":
@@ -159,7 +159,7 @@ def _warm_for(settings: Settings, invocation: Invocation) -> None:
 
 def _hand_over_prompt() -> None:
     """Take the early plain prompt down (before a question prints on the terminal)."""
-    from swebash_py.cli import early_prompt
+    from swebash_py.front import early_prompt
 
     early_prompt.hand_over()
 
@@ -183,8 +183,8 @@ def execute(invocation: Invocation) -> int:
     import asyncio
 
     from swebash_py.cli.oneshot import run_oneshot, run_shell_helper
+    from swebash_py.cli.settings import load_settings
     from swebash_py.cli.stdin import compose_question, read_piped
-    from swebash_py.config.settings import load_settings
     from swebash_py.errors import UsageError
     from swebash_py.project.loading import project_decider
 
@@ -206,7 +206,7 @@ def execute(invocation: Invocation) -> int:
         raise UsageError("nothing to ask: give a question, or pipe some input")
     notes = [note] if piped and (note := piped.note()) else []
     if invocation.explain:
-        from swebash_py.cli.shell_helper import explain_question
+        from swebash_py.front.shell_helper import explain_question
 
         invocation.no_tools = True
         question = explain_question(question)

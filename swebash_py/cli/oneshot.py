@@ -8,9 +8,9 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal, Protocol, TextIO
 
 from swebash_py.agent.consume import consume
-from swebash_py.cli.invocation import Invocation
 from swebash_py.config.settings import Settings
 from swebash_py.events import ApprovalEvent, ErrorEvent, Notice, TurnEvent
+from swebash_py.front.invocation import Invocation
 
 Show = Literal["all", "no-text", "nothing"]  # what a one-shot draws of its turn
 EXIT_BY_STOP = {"stop": 0, "length": 0, "refusal": 1, "content_filter": 1, "max_iterations": 1,
@@ -22,7 +22,7 @@ def run_shell_helper(settings: Settings, invocation: Invocation, task: str,
     """``-s``: one command from the model, shown once; then execute / edit /
     describe / abort (describe comes back to the choice). With stdout not a
     terminal only the bare command is printed."""
-    from swebash_py.cli import shell_helper
+    from swebash_py.front import shell_helper
 
     invocation.no_tools = True
     answer: list[str] = []
@@ -58,7 +58,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
     """Answer one question, streaming; returns the exit code. ``show``: ``all``;
     ``no-text``: everything but the answer's text (the caller prints what it
     collected); ``nothing`` (errors still go to stderr)."""
-    from swebash_py.cli.build import build_session
+    from swebash_py.front.build import build_session
     from swebash_py.images import attach
 
     images = [attach(path) for path in invocation.images]  # a bad one: nothing is sent
@@ -95,7 +95,7 @@ async def run_oneshot(settings: Settings, invocation: Invocation, question: str,
             await extensions.mcp.wait_ready()
         sink: Any = renderer if json_output else _TextSink(renderer)
         if show == "no-text" and not json_output:
-            from swebash_py.cli.shell_helper import HideAnswerText
+            from swebash_py.front.shell_helper import HideAnswerText
 
             sink = HideAnswerText(sink)
         done = await consume(turn, sink, on_error)
@@ -131,10 +131,10 @@ def _make_renderer(invocation: Invocation, settings: Settings) -> Renderer:
         from swebash_py.render.jsonl import JsonRenderer
 
         return JsonRenderer(sys.stdout)
-    from swebash_py.cli import warmup
+    from swebash_py.front import warmup
     from swebash_py.render.late import LateRenderer
 
-    # Built at the first paint, once cli.warmup has imported what it draws with.
+    # Built at the first paint, once front.warmup has imported what it draws with.
     # In plain mode (output piped or redirected) tool lines and notes go to
     # stderr, so `ai "q" > answer.md` holds only the answer. On a terminal the
     # working indicator turns from the question on (render.waiting), rich or not yet.

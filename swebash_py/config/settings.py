@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -22,7 +23,7 @@ from swebash_py.config.table import Table, check_field
 from swebash_py.errors import ConfigError
 
 if TYPE_CHECKING:
-    from swebash_py.config.gate import SettingsGate
+    from swebash_py.config.gate import Check, SettingsGate
     from swebash_py.config.project import ProjectStatus
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]  # seconds, mostly
@@ -36,24 +37,11 @@ class ToolsSettings(Table):
     text_tool_calls: bool = True  # calls a model writes as text are run (agent.textcalls)
 
 
-def _check_rules(rules: list[str], wrap: str = "{}") -> list[str]:
-    """Each rule parses (``ValueError`` naming the first that does not)."""
-    if not rules:
-        return rules
-    from swebash_py.approvals.rules import parse_rule
-
-    for rule in rules:
-        parse_rule(wrap.format(rule))
-    return rules
-
-
 class PermissionsSettings(Table):
+    # rule TEXT only: the rules' syntax is the approvals layer's (approvals.rules),
+    # checked at load by the check the caller passes in (load_settings(checks=))
     allow: list[str] = msgspec.field(default_factory=list)
     deny: list[str] = msgspec.field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        check_field("allow", _check_rules, self.allow)
-        check_field("deny", _check_rules, self.deny)
 
 
 def _http_url(value: str | None) -> None:
@@ -82,13 +70,9 @@ class SandboxSettings(Table):
     mode: SandboxMode = "auto"
     network: bool = False
     writable_roots: list[Path] = msgspec.field(default_factory=list)
-    host_allow: list[str] = msgspec.field(default_factory=list)
+    host_allow: list[str] = msgspec.field(default_factory=list)  # command rule text, as above
     preview: bool = True
     preview_max_mb: Annotated[int, msgspec.Meta(ge=1)] = 1024
-
-    def __post_init__(self) -> None:
-        check_field("host_allow", lambda rules: _check_rules(rules, "run_command({})"),
-                    self.host_allow)
 
 
 def _postgres_only(value: str | None) -> None:
@@ -198,10 +182,14 @@ _ENV_KEYS = {"SWEBASH_MODEL": "model", "SWEBASH_API_BASE": "api_base",
 
 
 def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None, *,
-                  project: Callable[[Path], Any] | None = None) -> Settings:
+                  project: Callable[[Path], Any] | None = None,
+                  checks: Mapping[str, Check] | None = None) -> Settings:
     """Merge defaults, the config file, a trusted project's ``.swebash/config.toml``
     (``project`` decides, given the workspace; None ignores it), the environment
-    and ``flags``."""
+    and ``flags``. ``checks`` (dotted key → check) are the checks of values whose
+    meaning a higher layer owns (the permission rules: ``cli.settings`` passes the
+    approvals layer's); the settings gate runs them now and on a later change, and a
+    problem is the same one line as any bad value."""
     path = path or config_path()
     data = read_config_file(path)
     status = None
@@ -221,17 +209,16 @@ def load_settings(flags: dict[str, Any] | None = None, path: Path | None = None,
             data["sandbox"] = {**(section if isinstance(section, dict) else {}), "mode": value}
         elif value is not None:
             data[key] = value
-    gate = _gate()
+    gate = _gate(checks)
     data = gate.merge(data, flags or {})
     try:
         settings = Settings.from_data(data)
     except msgspec.ValidationError as exc:
-        from functools import partial
-
         from swebash_py.config.errors import describe
 
         source_of = partial(_source_of, path=path, flags=flags or {})
         raise ConfigError(describe(exc, data, Settings, source_of)) from exc
+    gate.check(settings, partial(_source_of, path=path, flags=flags or {}))
     configured = settings.tools.workspace
     if configured is not None and not configured.expanduser().is_dir():
         source = _source_of("tools.workspace", path, flags or {})
@@ -248,12 +235,12 @@ def _workspace_of(data: dict[str, Any]) -> Path:
     return Path(str(configured) if configured else Path.cwd()).expanduser().resolve()
 
 
-def _gate() -> SettingsGate:
-    """The gate with the managed policy in force (``settings_gate``)."""
+def _gate(checks: Mapping[str, Check] | None = None) -> SettingsGate:
+    """The gate with the managed policy in force and the checks passed in."""
     from swebash_py.config.gate import SettingsGate
     from swebash_py.config.managed import ManagedPolicy
 
-    return SettingsGate(ManagedPolicy.load(), _notice)
+    return SettingsGate(ManagedPolicy.load(), _notice, checks)
 
 
 def _notice(message: str) -> None:

@@ -138,10 +138,15 @@ class AnthropicParser:
         return []
 
     def end(self) -> list[ProviderEvent]:
-        """The body ended: without ``message_stop`` the reply is incomplete."""
-        if not self.done:
+        """The body ended without ``message_stop``: fine after the stop reason
+        (``message_delta``: a body whose last event lacks its blank line loses
+        ``message_stop`` by the SSE standard, nothing of the answer), else cut."""
+        if self.done:
+            return []
+        if self.stop_reason is None:
             raise StreamCut("the stream ended before the model finished")
-        return []
+        self.done = True
+        return [self._usage_report(), normalize(self.stop_reason, has_calls=bool(self.tools))]
 
     def _start(self, index: int, block: dict[str, Any]) -> list[ProviderEvent]:
         if block.get("type") == "redacted_thinking":

@@ -25,7 +25,7 @@ from swebash_py.errors import (
     StreamStalled,
 )
 from swebash_py.events import ProviderEvent, RedactedThinking, ThinkingSignature
-from swebash_py.provider import caching, local, openai_wire
+from swebash_py.provider import caching, local, openai_wire, sse_canonical
 from swebash_py.provider.base import ChatRequest
 from swebash_py.provider.idle import idle_limited
 from swebash_py.provider.litellm_errors import map_exception
@@ -56,6 +56,9 @@ def load() -> Any:
             litellm.telemetry = False
             litellm.drop_params = True
             logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
+            from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+
+            sse_canonical.install(AsyncHTTPHandler)  # litellm's SSE readers, see there
             _module = litellm
     return _module
 

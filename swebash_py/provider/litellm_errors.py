@@ -89,7 +89,9 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None, *,
     if "LLM Provider NOT provided" in raw:
         return ModelNotFound(unknown_provider(model))
     if name == "MidStreamFallbackError" or (midstream and not _is_litellm(exc)):
-        detail = message if _is_litellm(exc) else "the provider sent something we could not read"
+        inner = exc if _is_litellm(exc) else _litellm_context(exc)
+        detail = (provider_words(str(inner)) if inner is not None else "") or \
+            "the provider sent something we could not read"
         return StreamCut(f"the stream from {model} broke midway: {detail}")
     if name == "NotFoundError":
         return ModelNotFound(f"model not found: {model}: {message}", status=status)
@@ -98,6 +100,21 @@ def map_exception(exc: Exception, model: str, api_base: str | None = None, *,
     if isinstance(status, int):
         return error_for_status(status, message, retry_after, provider=model)
     return ProviderUnavailable(f"{model}: {message or name}")
+
+
+def _litellm_context(exc: BaseException) -> BaseException | None:
+    """The litellm exception ``exc`` was raised while handling, if any: litellm
+    1.106.2 raises ``ValueError`` building its mid-stream error when a provider's
+    error ``code`` is a word (Groq's ``event: error``), and the provider's
+    message is on the exception it was handling."""
+    seen: set[int] = set()
+    inner = exc.__cause__ or exc.__context__
+    while inner is not None and id(inner) not in seen:
+        seen.add(id(inner))
+        if isinstance(inner, Exception) and _is_litellm(inner):
+            return inner
+        inner = inner.__cause__ or inner.__context__
+    return None
 
 
 def _is_litellm(exc: Exception) -> bool:

@@ -2,7 +2,7 @@
 
 ``cli.oneshot`` hands the turn's events to this stand-in from the start; the
 request must go out before rich and the Markdown machinery are imported, so
-the real renderer is built (after ``wait``, ``cli.warmup``'s join) only when an
+the real renderer is built (after ``wait``, ``front.warmup``'s join) only when an
 event has to be drawn. ``TurnStart``, which draws nothing and comes before the
 request, is kept and handed on with the first event that does draw; it calls
 ``begin`` (the owner starts loading once the request is out). With

@@ -4,7 +4,7 @@ Model text is untrusted: every chunk is neutralized (escape sequences and
 control characters removed) before it reaches the splitter, once per chunk.
 The Markdown machinery (``blocks``, ``md``: rich.markdown, markdown-it, Pygments)
 is imported with the first text, not with the renderer: the REPL makes its
-renderer before its prompt, and ``cli.warmup`` loads it while the user types.
+renderer before its prompt, and ``front.warmup`` loads it while the user types.
 """
 
 from __future__ import annotations

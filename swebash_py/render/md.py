@@ -5,7 +5,7 @@
 Pygments lexer up by name and builds its theme anew. A streamed answer makes one
 ``Markdown`` per settled block, so those costs would be paid thousands of times;
 here they are paid once per process. Everything is drawn by rich itself: this
-module only hands it what it would have built (``cli.warmup`` imports it all in
+module only hands it what it would have built (``front.warmup`` imports it all in
 the background while the request is on the wire).
 """
 
@@ -25,7 +25,7 @@ from rich.markdown import CodeBlock, Markdown, MarkdownElement
 from rich.syntax import Syntax, SyntaxTheme
 
 _TAB_SIZE = 4  # Syntax's default, as rich's CodeBlock uses it
-LIKELY_LEXERS = ("python", "bash", "text")  # what cli.warmup builds ahead
+LIKELY_LEXERS = ("python", "bash", "text")  # what front.warmup builds ahead
 
 
 @lru_cache(maxsize=1)
@@ -76,7 +76,7 @@ def theme(name: str) -> SyntaxTheme:
 
 
 def warm(code_theme: str = "monokai") -> None:
-    """Build the parser, the likely lexers and the theme (``cli.warmup``'s thread)."""
+    """Build the parser, the likely lexers and the theme (``front.warmup``'s thread)."""
     _parsers()
     for name in LIKELY_LEXERS:
         lexer(name)

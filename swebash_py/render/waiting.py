@@ -2,7 +2,7 @@
 
 ``wait_text`` is its one wording, drawn by the rich renderer's live region once
 it exists. Before that (a one-shot sends its question while rich is still being
-imported in the background, ``cli.warmup``) ``EarlySpinner`` draws the same line
+imported in the background, ``front.warmup``) ``EarlySpinner`` draws the same line
 with the standard library alone, from a thread, on one line it erases without
 a trace when the renderer takes over. Only on a terminal: never in a pipe.
 """

@@ -21,7 +21,7 @@ import termios
 import tty
 from dataclasses import dataclass
 
-from swebash_py.cli.shell_helper import user_shell
+from swebash_py.front.shell_helper import user_shell
 from swebash_py.text.sanitize import neutralize
 
 KEEP_BYTES = 256 * 1024

@@ -207,7 +207,7 @@ class SlashCommands:
             return f"{asked_as} ignored: {exc}"
 
     async def cmd_tools(self, _arg: str) -> None:
-        from swebash_py.cli.commands.tools_cmd import confirmation
+        from swebash_py.front.words import confirmation
 
         for tool in self.repl.runtime.registry.tools():
             asks = confirmation(tool.traits(), self.repl.approver.mode)
@@ -215,7 +215,7 @@ class SlashCommands:
                                                   f" asks: {asks}"))
 
     async def cmd_sessions(self, _arg: str) -> None:
-        from swebash_py.cli.commands.sessions_cmd import DIR_WIDTH, age, directory_text, turns_text
+        from swebash_py.front.words import DIR_WIDTH, age, directory_text, turns_text
 
         current = self.repl.recorder.session_id
         listed = self.repl.store.list_sessions(15)
@@ -326,7 +326,7 @@ class SlashCommands:
 async def fix_in_repl(repl: Repl, arg: str) -> None:
     """`/fix [N]`: the N-th last failed command of the terminal the REPL was
     started from (as `ai fix`), then run (as `!command`) / edit / copy / abort."""
-    from swebash_py.cli import shell_helper
+    from swebash_py.front import shell_helper
     from swebash_py.shellhist.context import fix_question
     from swebash_py.shellhist.store import failed, read_history, terminal_id
 

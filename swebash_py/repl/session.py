@@ -25,12 +25,12 @@ from rich.text import Text
 
 from swebash_py import stopsignals
 from swebash_py.agent.consume import consume
-from swebash_py.cli import shell_helper
-from swebash_py.cli.invocation import Invocation
 from swebash_py.config.paths import private_file
 from swebash_py.config.settings import Settings
 from swebash_py.errors import ImageError, SwebashError
 from swebash_py.events import ErrorEvent
+from swebash_py.front import shell_helper
+from swebash_py.front.invocation import Invocation
 from swebash_py.images import attach
 from swebash_py.render import make_renderer
 from swebash_py.repl import sandbox_notice
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from swebash_py.agent.loop import Agent
     from swebash_py.approvals.approver import Answer
     from swebash_py.approvals.decision import PendingCall, Verdict
-    from swebash_py.cli.build import Session
     from swebash_py.engine.messages import ImageBlock
+    from swebash_py.front.build import Session
 
 CTRL_C_HINT = "(Ctrl-C cancels a running answer; /exit or Ctrl-D quits)"
 
@@ -76,7 +76,7 @@ def _leave_now(code: int) -> NoReturn:
     (terminal restored, jobs, logging) still run, in the main thread, first."""
     import atexit
 
-    from swebash_py.cli import warmup
+    from swebash_py.front import warmup
 
     warmup.abandon()
     atexit._run_exitfuncs()
@@ -155,7 +155,7 @@ class Repl:
     def session(self) -> Session:
         """The stored session and runtime, built on first use (the prompt comes first)."""
         if self._session is None:
-            from swebash_py.cli.build import build_session
+            from swebash_py.front.build import build_session
             from swebash_py.project.extensions import load_custom_commands
 
             invocation = self.invocation
@@ -181,7 +181,7 @@ class Repl:
                 raise
             return
         self._start_extensions()
-        from swebash_py.cli import warmup
+        from swebash_py.front import warmup
 
         warmup.go()  # the renderer's libraries, while the user types
 
@@ -280,7 +280,7 @@ class Repl:
     # -- the loop ---------------------------------------------------------------
 
     async def run(self) -> int:
-        from swebash_py.cli import early_prompt
+        from swebash_py.front import early_prompt
         from swebash_py.provider.routing import route
 
         model = self.settings.resolved_model

@@ -7,7 +7,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from swebash_py.cli.shell_helper import user_shell
+from swebash_py.front.shell_helper import user_shell
 from swebash_py.text.truncate import cap_middle
 
 MAX_CONTEXT_CHARS = 20_000

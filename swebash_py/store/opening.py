@@ -1,8 +1,8 @@
 """``open_store``: the sessions database as a command opens it.
 
 Here, in the store's layer, so a command that only reads sessions (``ai sessions
-show``) opens it without importing the session builder (``cli.build``: the agent,
-the tools, pydantic); ``cli.build`` re-exports it.
+show``) opens it without importing the session builder (``front.build``: the agent,
+the tools, pydantic); ``front.build`` re-exports it.
 """
 
 from __future__ import annotations

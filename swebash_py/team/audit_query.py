@@ -57,7 +57,7 @@ def server_rows(conn: Any, filters: Filters) -> list[dict[str, Any]]:
     rows = conn.execute(
         "SELECT time, hostname, host_id, os_user, db_role, cwd, session_id::text,"
         " turn_id::text, tool, command, decision, allowed, exit_code, duration_ms,"
-        " output_sha256, NULL::text AS description"  # not uploaded (yet): local only
+        " output_sha256, description"
         f" FROM audit WHERE {' AND '.join(where)} ORDER BY time, id",
         args).fetchall()
     return [_as_dict(r) for r in rows]

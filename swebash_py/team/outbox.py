@@ -145,7 +145,8 @@ class Outbox:
                 "command": scrub(r["command"], self._secrets), "decision": r["decision"],
                 "allowed": bool(r["allowed"]), "exit_code": r["exit_code"],
                 "duration_ms": r["duration_ms"], "output_sha256": r["output_sha256"],
-                "output_length": r["output_length"], "output": output}
+                "output_length": r["output_length"], "output": output,
+                "description": scrub(r["description"], self._secrets)}
 
 
 _QUERIES: dict[str, tuple[str, Any]] = {
@@ -171,7 +172,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "rewind": ("turn_id", "rewound"),
     "block": ("id", "turn_id", "session_id", "seq", "block_type", "text", "content", "created"),
     "audit": ("id", "time", "cwd", "session_id", "turn_id", "tool", "command", "decision",
-              "allowed", "exit_code", "duration_ms", "output_sha256", "output_length", "output"),
+              "allowed", "exit_code", "duration_ms", "output_sha256", "output_length", "output",
+              "description"),
 }
 TABLE = {"session": "sessions", "turn": "turns", "outcome": "turn_outcomes",
          "rewind": "turn_rewinds",

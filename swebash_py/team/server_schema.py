@@ -88,7 +88,11 @@ CREATE INDEX audit_time ON audit(time);
 CREATE INDEX audit_host ON audit(host_id, time)
 """
 
-MIGRATIONS: list[str] = [V1]
+# v2: the model's own words on what a command is for (run_command's ``description``),
+# shown in the question and kept in the audit beside the command it explains.
+V2 = "ALTER TABLE audit ADD COLUMN description text"
+
+MIGRATIONS: list[str] = [V1, V2]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("sessions", "turns", "turn_outcomes", "turn_rewinds", "turn_blocks", "audit")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from swebash_py.cli.build import local_server
 from swebash_py.config.settings import load_settings
+from swebash_py.front.build import local_server
 
 
 @pytest.mark.parametrize("flags", [{"model": "openai/gpt-4o"},

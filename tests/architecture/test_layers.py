@@ -63,10 +63,11 @@ def test_the_layers_hold() -> None:
 
 def test_twin_a_back_edge_inside_a_function_breaks_the_layers(tmp_path: Path) -> None:
     root = copy_with(tmp_path, "config/paths.py",
-                     "\n\ndef _planted() -> None:\n    from swebash_py.cli import build  # noqa\n")
+                     "\n\ndef _planted() -> None:\n"
+                     "    from swebash_py.front import build  # noqa\n")
     result = lint(root)
     assert result.returncode != 0
-    assert "swebash_py.config.paths -> swebash_py.cli.build" in result.stdout
+    assert "swebash_py.config.paths -> swebash_py.front.build" in result.stdout
 
 
 def test_twin_rich_below_the_renderer_is_forbidden(tmp_path: Path) -> None:

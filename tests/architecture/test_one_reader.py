@@ -64,7 +64,7 @@ ALLOWED = {
     ("swebash_py.preview.run", "_Holder._handshake"): "/proc/PID/root of our preview holder",
     ("swebash_py.ui.tty_asker", "_ask_on_tty"): "writes the question to /dev/tty",
     ("swebash_py.ui.terminal", "terminal_fd"): "/dev/tty: the one door for questions",
-    ("swebash_py.cli.warmup", "_do"): "appends to the import trace a test asked for (env)",
+    ("swebash_py.front.warmup", "_do"): "appends to the import trace a test asked for (env)",
     ("swebash_py.preview.summary", "_write_list"): "writes the deleted files' list to a "
         "private temp file of ours",
     ("swebash_py.cli.pipes", "quiet_broken_pipe"): "/dev/null over a closed stdout",

@@ -22,7 +22,7 @@ OS = {"fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "exec
 ALLOWED: dict[str, str] = {
     "agent/hooks.py": "the user's own pre/post tool hooks, with their own timeout",
     "cli/pager.py": "the user's $PAGER for `ai sessions show`, in the foreground",
-    "cli/shell_helper.py": "`r` runs the suggested command in the user's shell, as asked",
+    "front/shell_helper.py": "`r` runs the suggested command in the user's shell, as asked",
     "repl/attached.py": "`!cmd` in the REPL: the user's own command, attached to the terminal",
     "repl/shell.py": "`!cmd` in the REPL: the user's own command",
     "sandbox/bwrap.py": "`bwrap --version` and one trial run, once per process",

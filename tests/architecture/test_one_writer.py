@@ -65,7 +65,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("swebash_py/sandbox/build.py", ".mkdir"): "the sandbox's private dirs in our data",
     ("swebash_py/sandbox/bwrap.py", "open(write)"): "the empty read-only mask file (mkdtemp)",
     ("swebash_py/store/soundness.py", ".write_text"): "sessions.db.sound, our data dir",
-    ("swebash_py/cli/warmup.py", "open(write)"): "the import trace a test asked for (env)",
+    ("swebash_py/front/warmup.py", "open(write)"): "the import trace a test asked for (env)",
     ("swebash_py/preview/summary.py", "open(write)"): "the deleted files' list, a private "
         "temp file of ours",
     ("swebash_py/store/soundness.py", "os.replace"): "sessions.db.sound, our data dir",

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from swebash_py.cli.commands.fix_cmd import _nth
-from swebash_py.cli.shell_helper import clipboard_sequence, extract_fenced, parse_fix_choice
 from swebash_py.cli.shell_init import snippet
 from swebash_py.errors import UsageError
+from swebash_py.front.shell_helper import clipboard_sequence, extract_fenced, parse_fix_choice
 
 
 @pytest.mark.parametrize(("typed", "choice"), [

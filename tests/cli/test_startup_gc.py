@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 CODE = ("import gc, sys\nusual = gc.get_threshold()\n"
-        "import swebash_py.cli.build as build\n"
+        "import swebash_py.front.build as build\n"
         "seen = []\noriginal = build.startup_gc.settle\n"
         "def spy():\n    seen.append(gc.get_threshold())\n    original()\n"
         "build.startup_gc.settle = spy\n"
@@ -34,7 +34,7 @@ def test_settle_without_relax_changes_nothing() -> None:
     """The twin: a process that never relaxed keeps its thresholds and freezes nothing."""
     import gc
 
-    from swebash_py.cli import startup_gc
+    from swebash_py.front import startup_gc
 
     before = gc.get_threshold(), gc.get_freeze_count()
     startup_gc.settle()

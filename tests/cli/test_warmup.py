@@ -1,4 +1,4 @@
-"""``cli.warmup`` (background imports, let go when the request is out) and
+"""``front.warmup`` (background imports, let go when the request is out) and
 ``render.late`` (the renderer built at the first paint, after the warm-up)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from swebash_py.cli.warmup import _Warmup
 from swebash_py.events import BlockDelta, TurnEvent, TurnStart
+from swebash_py.front.warmup import _Warmup
 from swebash_py.render.late import LateRenderer
 
 

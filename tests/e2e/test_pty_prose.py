@@ -1,5 +1,5 @@
 """An answer in a terminal, as a user runs it: the request goes out before the renderer
-loads, the renderer (rich, loaded by ``cli.warmup`` while the provider thinks) draws it.
+loads, the renderer (rich, loaded by ``front.warmup`` while the provider thinks) draws it.
 
 The installed `ai` runs a one-shot in a pty (pexpect) with Python's import log on
 (``PYTHONPROFILEIMPORTTIME``), stderr appended to a file so the screen stays the

@@ -8,7 +8,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from swebash_py.cli.shell_helper import extract_command
+from swebash_py.front.shell_helper import extract_command
 from tests.e2e.conftest import finish, model_args, run_ai, start_repl
 from tests.fakeprovider import FakeProvider, Reply
 
@@ -69,7 +69,7 @@ def test_shell_mode_abort_runs_nothing(fake_provider: FakeProvider, spawn_ai: An
     ("", "abort"), ("a", "abort"), ("whatever", "unclear"), (" e \n", "execute"),
 ])
 def test_parse_choice(text: str, action: str) -> None:
-    from swebash_py.cli.shell_helper import parse_choice
+    from swebash_py.front.shell_helper import parse_choice
 
     assert parse_choice(text) == action
 

@@ -17,8 +17,8 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from swebash_py.cli.invocation import Invocation
 from swebash_py.config.settings import load_settings
+from swebash_py.front.invocation import Invocation
 from swebash_py.repl.session import Repl
 from tests.fakeprovider import FakeProvider, Reply
 
@@ -61,7 +61,7 @@ async def test_resume_brings_back_the_history(fake_provider: FakeProvider,
     out = await drive(fake_provider, ["remember the first session", "/sessions"], capsys)
     first = re.search(r"\* ([0-9a-f]+) ", out)
     assert first is not None
-    from swebash_py.cli.commands.sessions_cmd import directory_text
+    from swebash_py.front.words import directory_text
     listed = next(line for line in out.splitlines() if line.startswith(f"* {first.group(1)}"))
     assert f"  {directory_text(os.getcwd())}  " in listed  # where it was, as `ai sessions list`
     fake_provider.queue(Reply(text="Resumed answer."))

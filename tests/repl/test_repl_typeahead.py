@@ -17,8 +17,8 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from swebash_py.cli.invocation import Invocation
 from swebash_py.config.settings import load_settings
+from swebash_py.front.invocation import Invocation
 from swebash_py.repl.session import Repl
 from tests.fakeprovider import FakeProvider
 

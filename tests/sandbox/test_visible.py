@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.console import Console
 
 from swebash_py.approvals.decision import PendingCall, Verdict
-from swebash_py.cli.shell_helper import shown_command
 from swebash_py.engine.messages import ToolUseBlock
+from swebash_py.front.shell_helper import shown_command
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.command import RunCommand
 from swebash_py.ui.question import question_renderable

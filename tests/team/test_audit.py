@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from swebash_py.approvals.approver import Answer
-from swebash_py.cli.build import build_session
 from swebash_py.config.settings import load_settings
+from swebash_py.front.build import build_session
 from swebash_py.store.opening import open_store
 from swebash_py.team.uploader import open_checked
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
@@ -140,6 +140,27 @@ def test_audit_rows_on_the_server_and_the_client_cannot_change_them(
     # the twin: a role with UPDATE (the owner) can, so the check above can fail
     with psycopg.connect(team_db.owner_url, autocommit=True) as conn:
         assert conn.execute("UPDATE audit SET exit_code = exit_code").rowcount == 1
+
+
+def test_the_description_reaches_the_server_beside_its_command(
+        team_db: TeamDB, fake_provider: FakeProvider, tmp_path: Path,
+        workspace: Path) -> None:
+    """run_command's description is kept in the team audit, as locally; the twin:
+    a call without one gives a null, not some other text."""
+    open_checked(team_db.owner_url).close()
+    bob = HostDir(tmp_path, "bob", team_db.bob_url)
+    described = Reply(text="", tool_calls=[ToolCall("c1", "run_command", json.dumps(
+        {"command": "echo said", "description": "Check the shell answers"}))])
+    fake_provider.queue(described, Reply(text="ok"))
+    assert bob.ask(fake_provider, "one", "-y", cwd=workspace).returncode == 0
+    fake_provider.queue(command_call("echo unsaid", "c2"), Reply(text="ok"))
+    assert bob.ask(fake_provider, "two", "-y", cwd=workspace).returncode == 0
+    assert bob.ai("sync").returncode == 0
+    assert team_db.sql("SELECT string_agg(coalesce(description, '-'), '|' ORDER BY time)"
+                       " FROM audit") == "Check the shell answers|-"
+    rows = audit_json(bob)  # from the server now
+    assert [(r["command"], r["description"], r["db_role"]) for r in rows] == [
+        ("echo said", "Check the shell answers", "bob"), ("echo unsaid", None, "bob")]
 
 
 def test_audit_since_takes_a_duration_or_iso() -> None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from swebash_py.team.server_schema import SCHEMA_VERSION
 from swebash_py.team.uploader import open_checked
 from tests.e2e.conftest import ai_env
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
@@ -89,7 +90,7 @@ def test_a_newer_server_schema_is_refused_and_records_wait(
     done = host.ask(fake_provider, "q", cwd=workspace)
     assert done.returncode == 0 and "still answers" in done.stdout
     lines = [ln for ln in done.stderr.splitlines() if "schema" in ln]
-    assert len(lines) == 1 and "99" in lines[0] and "version 1" in lines[0]
+    assert len(lines) == 1 and "99" in lines[0] and f"version {SCHEMA_VERSION}" in lines[0]
     synced = host.ai("sync")
     assert synced.returncode == 1 and "99" in synced.stderr
     assert len(synced.stderr.strip().splitlines()) == 1

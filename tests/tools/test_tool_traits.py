@@ -10,7 +10,7 @@ import pytest
 
 from swebash_py.approvals.policy import decide, suggest_rule
 from swebash_py.approvals.rules import RuleSet, parse_rule
-from swebash_py.cli.commands.tools_cmd import confirmation
+from swebash_py.front.words import confirmation
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult, ToolTraits
 from swebash_py.tools.registry import builtin_traits

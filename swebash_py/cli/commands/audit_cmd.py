@@ -17,7 +17,7 @@ def audit(host: Annotated[str | None, typer.Option("--host", help="hostname or h
           as_json: Annotated[bool, typer.Option("--json", help="one JSON object per line")]
           = False) -> None:
     """Every tool call the assistant made, with who allowed it (the team's with a store URL)."""
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.team.audit_query import Filters, parse_since, text_line
     from swebash_py.team.url import store_url
 

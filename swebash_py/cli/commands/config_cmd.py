@@ -10,8 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
+from swebash_py.cli.settings import load_settings
 from swebash_py.config.paths import config_path, data_dir
-from swebash_py.config.settings import Settings, load_settings
+from swebash_py.config.settings import Settings
 
 app = typer.Typer(help="Show, create or locate the configuration.", no_args_is_help=True,
                   add_completion=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from swebash_py.config.settings import load_settings
+from swebash_py.cli.settings import load_settings
 from swebash_py.doctor.checks import run_checks
 
 

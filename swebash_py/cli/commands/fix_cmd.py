@@ -20,8 +20,8 @@ import typer
 from swebash_py.errors import SwebashError, UsageError
 
 if TYPE_CHECKING:
-    from swebash_py.cli.invocation import Invocation
     from swebash_py.config.settings import Settings
+    from swebash_py.front.invocation import Invocation
 
 NO_HISTORY = ("no shell history for this terminal: add the line of `ai shell-init bash|zsh|fish` "
               "to your shell's startup file and start a new shell")
@@ -47,7 +47,7 @@ def run_fix(args: list[str]) -> int:
 
     from swebash_py import stopsignals
     from swebash_py.cli.args import parse_question_args
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.project.loading import project_decider
     from swebash_py.shellhist.context import fix_question, with_history
     from swebash_py.shellhist.store import failed, read_history, terminal_id
@@ -98,8 +98,8 @@ def _ask_and_offer(settings: Settings, invocation: Invocation, question: str) ->
     printed bare otherwise (nothing more with ``--json``: the events say it)."""
     import asyncio
 
-    from swebash_py.cli import shell_helper
     from swebash_py.cli.oneshot import run_oneshot
+    from swebash_py.front import shell_helper
 
     bare = not (sys.stdout.isatty() and sys.stdin.isatty()) and not invocation.json_output
     answer: list[str] = []

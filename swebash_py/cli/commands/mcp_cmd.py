@@ -24,7 +24,7 @@ app = typer.Typer(help="MCP servers.", no_args_is_help=True, add_completion=Fals
 def list_servers(trust: Annotated[bool, typer.Option("--trust", help="use this folder's "
                                                      ".swebash/ settings")] = False) -> None:
     """The configured MCP servers: state, tools and errors."""
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.project.loading import resolve_project
 
     settings = load_settings(project=lambda ws: resolve_project(ws, trust_flag=trust, ask=None))

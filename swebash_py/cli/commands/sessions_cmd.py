@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import time
 from typing import Annotated, Any
 
 import typer
+
+from swebash_py.front.words import DIR_WIDTH, age, directory_text, turns_text
 
 app = typer.Typer(help="Stored conversations.", no_args_is_help=True, add_completion=False)
 
@@ -26,22 +26,7 @@ def _resolve(store: Any, session_id: str) -> Any:
     return info
 
 
-def age(timestamp: float, now: float | None = None) -> str:
-    """'3m ago', '2h ago', '5d ago'."""
-    seconds = max(0.0, (now or time.time()) - timestamp)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{int(seconds // size)}{unit} ago"
-    return "just now"
-
-
-def turns_text(n: int) -> str:
-    """'1 turn', '3 turns'."""
-    return f"{n} turn" if n == 1 else f"{n} turns"
-
-
 LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE")
-DIR_WIDTH = 24
 
 
 @app.command("list")
@@ -70,19 +55,8 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
                    f"{info.model or '':<28}  {title}")
 
 
-def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
-    """``~/src/app``; a long path keeps its end (the part that tells folders apart):
-    ``…/work/app``. No spaces inside, so ``awk`` still sees one field."""
-    if not cwd:
-        return "-"
-    home = os.path.expanduser("~")
-    path = "~" + cwd[len(home):] if home != "/" and (cwd + "/").startswith(home + "/") else cwd
-    path = path.replace(" ", "\u2423")  # a visible space: the columns stay fields
-    return path if len(path) <= width else "\u2026" + path[-(width - 1):]
-
-
 def _list_all_hosts(limit: int) -> None:
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.store.ids import shortest_unique
     from swebash_py.team import reads
     from swebash_py.team.sync import connect_checked, require_url
@@ -126,7 +100,7 @@ def show(session_id: Annotated[str | None, typer.Argument(
 
 def _latest_here(store: Any) -> Any:
     """The session last active in this workspace (``ai -c`` would continue it)."""
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
 
     workspace = str(load_settings().workspace)
     found = store.latest_session(workspace)
@@ -137,7 +111,7 @@ def _latest_here(store: Any) -> Any:
 
 
 def _remote_markdown(session_id: str) -> str:
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.store import export as exporter
     from swebash_py.store.records import BlockRecord, SessionInfo, TurnRecord, parse_json
     from swebash_py.team.remote import fetch_for_show

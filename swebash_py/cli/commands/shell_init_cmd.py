@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from swebash_py.config.settings import load_settings
+from swebash_py.cli.settings import load_settings
 
 
 def shell_init(

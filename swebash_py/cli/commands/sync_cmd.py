@@ -13,7 +13,7 @@ def sync(status: Annotated[bool, typer.Option("--status", help="what waits, last
                                               help="compare counts per host with the server")]
          = False) -> None:
     """Upload waiting records to the team store now (exit 1 if it cannot)."""
-    from swebash_py.config.settings import load_settings
+    from swebash_py.cli.settings import load_settings
     from swebash_py.team import sync as team_sync
 
     settings = load_settings()

@@ -4,32 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from swebash_py.config.settings import load_settings
+from swebash_py.cli.settings import load_settings
+from swebash_py.front.words import confirmation
 from swebash_py.tools.base import ToolTraits
-
-_ASKS = {
-    "inside-workspace": "no, inside the workspace; yes outside",
-    "command": ("yes, unless an allow rule (or, inside the sandbox, the read-only list) "
-                "covers every part; escalate: true always asks"),
-    "ask": "yes",
-    "allow": "no",
-}
-
-
-def confirmation(tool: ToolTraits, mode: str) -> str:
-    """Whether a tool asks before running, in words, under ``mode``."""
-    approval = tool.default_approval
-    if mode == "strict":
-        return "yes, always (strict)"
-    if mode == "yolo":
-        return "no (yolo), except deny rules and secrets paths"
-    if approval == "auto-edit":
-        if mode == "auto-edit":
-            return _ASKS["inside-workspace"]
-        return f"yes, with {tool.shows} shown" if tool.shows else "yes"
-    if approval == "inside-workspace" and not tool.read_only:
-        return "yes"
-    return _ASKS[approval]
 
 
 def tools() -> None:

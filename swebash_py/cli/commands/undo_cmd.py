@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from swebash_py.checkpoints.flow import Ask
-from swebash_py.config.settings import load_settings
+from swebash_py.cli.settings import load_settings
 
 
 def _tty_ask() -> Ask | None:

@@ -16,11 +16,11 @@ from swebash_py.agent.fitting import ContextFitter
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
-from swebash_py.cli import startup_gc
 from swebash_py.config.settings import Settings
 from swebash_py.engine.secrets import redact
 from swebash_py.engine.system_prompt import RunMode, build_system_prompt
 from swebash_py.errors import ConfigError, SwebashError
+from swebash_py.front import startup_gc
 from swebash_py.project.extensions import Extensions, build_extensions
 from swebash_py.provider.client import ProviderClient
 from swebash_py.provider.retry import RetryPolicy
