@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 async def per_command(workspace: Path, grant: str, runs: int) -> list[float]:
     tool = RunCommand()
     ctx = ToolContext(workspace=workspace, grant=grant)
-    args = tool.Args.model_validate({"command": "true"})
+    args = tool.Args.parse({"command": "true"})
     await tool.run(args, ctx)  # warm: the probe, imports
     times = []
     for _ in range(runs):

@@ -62,7 +62,7 @@ def command_ms(workspace: Path, grant: str, runs: int, first: bool) -> list[floa
     """``true`` through run_command: policy build + bwrap start (+ the sweep)."""
     tool = RunCommand()
     ctx = ToolContext(workspace=workspace, grant=grant)
-    args = tool.Args.model_validate({"command": "true"})
+    args = tool.Args.parse({"command": "true"})
     times = []
     for _ in range(runs):
         if first:

@@ -88,7 +88,7 @@ from swebash_py.tools.base import ToolContext
 from swebash_py.tools.find import FindFiles
 tool = FindFiles()
 ctx = ToolContext(workspace=Path(sys.argv[1]), command_timeout=600.0)
-args = tool.Args.model_validate({"pattern": "**/*.py", "limit": 200})
+args = tool.Args.parse({"pattern": "**/*.py", "limit": 200})
 samples = []
 for _ in range(int(sys.argv[2])):
     t = time.perf_counter()

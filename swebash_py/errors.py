@@ -17,7 +17,8 @@ The CLI catches the base class and prints one line (a traceback only with
           ├── AuthenticationFailed 401 / 403
           ├── ModelNotFound        unknown model (404, or litellm cannot map it)
           ├── BadRequest           400 that is not one of the below
-          │    └── ContextTooLong  the request does not fit the model's window
+          │    ├── ContextTooLong  the request does not fit the model's window
+          │    └── ImagesRefused   the model (or its server) takes no images
           ├── RateLimited          429 after our retries           (retryable)
           ├── ProviderUnavailable  5xx, overloaded, unreachable    (retryable)
           ├── StreamCut            the stream broke midway         (retryable
@@ -100,6 +101,11 @@ class BadRequest(ProviderError):
 
 class ContextTooLong(BadRequest):
     """The conversation does not fit in the model's context window."""
+
+
+class ImagesRefused(BadRequest):
+    """The provider refused the request's images (a model without vision); the
+    agent asks once more with notes instead (images.vision)."""
 
 
 class RateLimited(ProviderError):

@@ -20,6 +20,8 @@ import traceback
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import msgspec
+
 from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
 from swebash_py.approvals.decision import Approver, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
@@ -36,8 +38,6 @@ from swebash_py.text.truncate import cap_middle
 from swebash_py.tools.base import Tool, ToolContext, ToolResult, redact_result
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
     from swebash_py.tools.args import ToolArgs
 
 Emit = Callable[[TurnEvent], None]
@@ -72,9 +72,8 @@ class ToolExecutor:
                  post_hook: PostHook | None = None, debug: bool = False,
                  journal: Callable[[], Any] | None = None,
                  on_result: OnResult = lambda _block: None,
-                 audit: AuditSink | None = None, send_images: bool = False) -> None:
+                 audit: AuditSink | None = None) -> None:
         self._registry = registry
-        self._send_images = send_images  # the model takes images a tool returns
         self._images: dict[str, list[ImageBlock]] = {}
         self._on_result = on_result
         self._answered: set[str] = set()
@@ -202,12 +201,12 @@ class ToolExecutor:
                     f"Received: {call.arguments[:300]!r}")
         if not isinstance(raw, dict):
             return f"the arguments of {call.name} must be a JSON object, got {type(raw).__name__}"
-        from pydantic import ValidationError  # loaded with the tool's own module
+        from swebash_py.tools.args import ArgsError
 
         try:
-            return tool, tool.Args.model_validate(raw)
-        except ValidationError as exc:
-            return f"invalid arguments for {call.name}: {_describe_validation(exc)}"
+            return tool, tool.Args.parse(raw)
+        except ArgsError as exc:  # one ``name: problem`` per misfit argument
+            return f"invalid arguments for {call.name}: {exc}"
 
     def _preview(self, call: ToolUseBlock, tool: Tool[Any], args: ToolArgs) -> PendingCall | str:
         """What the call would do, for the judgement; an error string when it is
@@ -337,7 +336,7 @@ class ToolExecutor:
             return
         exit_code = result.metadata.get("exit_code") if result is not None else None
         record = CallRecord(
-            pending.call.name, pending.args.model_dump(exclude_none=True), label,
+            pending.call.name, pending.args.to_dict(), label,
             allowed=result is not None,
             exit_code=exit_code if isinstance(exit_code, int) else None,
             duration_ms=None if seconds is None else round(seconds * 1000),
@@ -356,11 +355,10 @@ class ToolExecutor:
     def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
         result = redact_result(result)  # secret values never reach the model
         if images := list(result.metadata.get("images") or ()):
-            if self._send_images:
-                self._images[call.id] = images
-            else:
-                result = dataclasses.replace(result, output=result.output + (
-                    f"\n[{len(images)} image(s) not shown: this model does not take images]"))
+            # all kept, tagged with their call: whether a request carries them is
+            # decided per request and model (images.vision), not here
+            self._images[call.id] = [msgspec.structs.replace(image, call_id=call.id)
+                                     for image in images]
         content = cap_middle(result.output, self._context.max_output_chars)
         block = ToolResultBlock(call.id, call.name, content, result.is_error)
         self._answer(block)
@@ -442,11 +440,3 @@ def _unknown_tool_text(name: str, registry: ToolRegistryView) -> str:
     hint = f" Did you mean '{suggestion}'?" if suggestion else ""
     return f"unknown tool '{name}'. Available tools: {available}.{hint}"
 
-
-def _describe_validation(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors():
-        field = ".".join(str(p) for p in error["loc"]) or "arguments"
-        message = "unknown argument" if error["type"] == "extra_forbidden" else error["msg"]
-        parts.append(f"{field}: {message}")
-    return "; ".join(parts)

@@ -100,7 +100,11 @@ class ContextFitter:
         return state_text(await self._model_state(messages), parts)
 
     async def _model_state(self, messages: list[Message]) -> str:
-        conversation = [*messages, Message("user", [TextBlock(SUMMARY_INSTRUCTION)])]
+        from swebash_py.images.vision import SUMMARY, as_notes
+
+        # the summary is text: no image bytes (a text-only model would refuse them)
+        conversation = [*as_notes(messages, SUMMARY),
+                        Message("user", [TextBlock(SUMMARY_INSTRUCTION)])]
         request = ChatRequest(model=self._model(), messages=merge_same_role(conversation),
                               system="You write concise, factual summaries.",
                               max_tokens=SUMMARY_TOKENS, api_base=self._api_base())

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from swebash_py.agent.assembler import ReplyAssembler
 from swebash_py.engine.messages import Block, ImageBlock, Message, TextBlock
 from swebash_py.engine.secrets import redact
-from swebash_py.errors import ContextTooLong, MissingApiKey, ProviderError
+from swebash_py.errors import ContextTooLong, ImagesRefused, MissingApiKey, ProviderError
 from swebash_py.events import (
     ErrorEvent,
     Finish,
@@ -32,7 +32,7 @@ from swebash_py.events import (
     TurnStart,
     UsageEvent,
 )
-from swebash_py.images import accepts_images
+from swebash_py.images.vision import ImagePolicy
 from swebash_py.provider.base import ChatRequest, ToolSpec
 from swebash_py.provider.finish import user_message
 
@@ -111,6 +111,7 @@ class AgentOptions:
     session_id: str | None = None
     tool_timeout: float | None = None
     text_tool_calls: bool = True  # [tools] text_tool_calls (agent.textcalls)
+    supports_vision: bool | None = None  # the setting; None: the model table (images.vision)
     cost_fn: Callable[[str, int, int, int, int], float | None] = (
         lambda *_args: None)
 
@@ -157,6 +158,7 @@ class Agent:
         self._recorder: Recorder = recorder or NullRecorder()
         self._fitter = fitter
         self._pre_hook, self._post_hook = pre_hook, post_hook
+        self._vision = ImagePolicy(options.supports_vision)  # which requests carry images
 
     async def run_turn(self, user_text: str, images: Sequence[ImageBlock] = ()
                        ) -> AsyncGenerator[TurnEvent, None]:
@@ -301,19 +303,19 @@ class Agent:
         return ToolExecutor(self._registry, self.approver, self._context, emit, next_index,
                             timeout=self.options.tool_timeout, pre_hook=self._pre_hook,
                             post_hook=self._post_hook, debug=self.options.debug,
-                            on_result=record, audit=self._recorder.audit,
-                            send_images=accepts_images(self.options.model))
+                            on_result=record, audit=self._recorder.audit)
 
     async def _request_stream(self, emit: Callable[[TurnEvent], None]
                               ) -> AsyncIterator[ProviderEvent]:
-        """The reply's events; one recovery if the provider says the context is too long."""
+        """The reply's events; one recovery if the provider says the context is too
+        long, one if it refuses the images (then they go as notes: images.vision)."""
         tools = self._tool_specs()
         messages = await self._fit(emit, tools, recover=False)
         recovered = False
         while True:
             shown = False
             try:
-                async for event in self._stream(self._request(messages, tools)):
+                async for event in self._stream(self._request(messages, tools, emit)):
                     shown = True
                     yield event
                 return
@@ -322,6 +324,9 @@ class Agent:
                     raise
                 recovered = True
                 messages = await self._fit(emit, tools, recover=True)
+            except ImagesRefused:
+                if shown or not self._vision.refused(self.options.model, messages):
+                    raise
 
     async def _fit(self, emit: Callable[[TurnEvent], None], tools: list[ToolSpec],
                    *, recover: bool) -> list[Message]:
@@ -335,8 +340,10 @@ class Agent:
             self._recorder.checkpoint(self.history)
         return fitted
 
-    def _request(self, messages: list[Message], tools: list[ToolSpec]) -> ChatRequest:
+    def _request(self, messages: list[Message], tools: list[ToolSpec],
+                 emit: Callable[[TurnEvent], None]) -> ChatRequest:
         o = self.options
+        messages = self._vision.for_request(messages, o.model, lambda text: emit(Notice(text)))
         return ChatRequest(model=o.model, messages=list(messages), system=o.system or None,
                            tools=tools, temperature=o.temperature, max_tokens=o.max_tokens,
                            api_base=o.api_base,

@@ -105,15 +105,15 @@ class PolicyApprover:
         from swebash_py.approvals.audit import label_for
         from swebash_py.approvals.grant import sandbox_decision
 
-        args = pending.args.model_dump(exclude_none=True)
+        args = pending.args.to_dict()
         traits = pending.tool.traits()
         sandboxed = traits.kind != "execute" or self._sandboxed()
         decision = policy.decide(traits, args, pending.preview, self.mode, self.rules,
                                  self.workspace, sandboxed=sandboxed)
         # -- sandbox: decision → grant (the one place; see approvals/grant.py) --
-        analysis = (policy.command_analysis(str(args.get("command", "")))
-                    if pending.tool.name == "run_command" else None)
-        decision, grant = sandbox_decision(pending.tool.name, args, analysis, decision,
+        analysis = (policy.command_analysis(str(args.get(traits.command_arg, "")))
+                    if traits.command_arg is not None else None)
+        decision, grant = sandbox_decision(traits, args, analysis, decision,
                                            self._host, self.workspace, pending.preview)
         result = replace(decision, warnings=list(decision.warnings), grant=grant)
         result.label = label_for(result.action, result.by, self.mode)
@@ -158,7 +158,7 @@ class PolicyApprover:
         from swebash_py.approvals.decision import Verdict
         from swebash_py.approvals.grant import is_escalation
 
-        escalation = is_escalation(pending.tool.name, pending.args.model_dump())
+        escalation = is_escalation(pending.tool.traits(), pending.args.to_dict())
         if self._asker is None:
             if escalation:
                 return Verdict("deny", "no-terminal", "running a command outside the sandbox "
@@ -177,7 +177,7 @@ class PolicyApprover:
                                instruction=answer.text, label="denied")
             return Verdict("deny", "user", "the user said no", label="denied")
         rule = policy.suggest_rule(pending.tool.traits(),
-                                   pending.args.model_dump(exclude_none=True),
+                                   pending.args.to_dict(),
                                    pending.preview, self.workspace)
         answer = await self._asker(pending, verdict, rule)
         if answer.kind == "yes":
@@ -216,7 +216,7 @@ class PolicyApprover:
         from swebash_py.approvals import policy
 
         rule = policy.suggest_rule(pending.tool.traits(),
-                                   pending.args.model_dump(exclude_none=True),
+                                   pending.args.to_dict(),
                                    pending.preview, self.workspace)
         usable = rule if self.mode in ("ask", "auto-edit") else None  # strict ignores rules
         hint = f", or add an allow rule like {', '.join(usable)}" if usable else ""

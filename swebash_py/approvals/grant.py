@@ -25,19 +25,23 @@ from swebash_py.approvals.rules import RuleSet
 
 if TYPE_CHECKING:
     from swebash_py.sandbox.policy import Grant
-    from swebash_py.tools.base import Preview
+    from swebash_py.tools.base import Preview, ToolTraits
 
 READ_ONLY_COMMAND = "read-only command"  # policy.decide's reason for the built-in list
 ESCALATE_REASON = "asks to run outside the sandbox"
 
 
-def is_escalation(tool_name: str, args: dict[str, Any]) -> bool:
-    return tool_name == "run_command" and bool(args.get("escalate"))
+def is_escalation(traits: ToolTraits, args: dict[str, Any]) -> bool:
+    return traits.escalates(args)
 
 
 def host_rules(patterns: list[str]) -> RuleSet:
-    """``host_allow`` patterns as allow rules for ``run_command``."""
-    return RuleSet.from_lists([f"run_command({p})" for p in patterns])
+    """``host_allow`` patterns as allow rules for each tool that runs a command
+    (``run_command``: its ``command_arg`` trait)."""
+    from swebash_py.tools.registry import builtin_traits
+
+    runners = [t.name for t in builtin_traits().values() if t.command_arg is not None]
+    return RuleSet.from_lists([f"{tool}({p})" for tool in runners for p in patterns])
 
 
 def grant_of(decision: Decision) -> Grant:
@@ -58,17 +62,18 @@ def host_may_answer(decision: Decision, preview: Preview) -> bool:
                                           or preview.protected)
 
 
-def sandbox_decision(tool_name: str, args: dict[str, Any], analysis: Any, decision: Decision,
-                     host: RuleSet, workspace: Path,
+def sandbox_decision(traits: ToolTraits, args: dict[str, Any], analysis: Any,
+                     decision: Decision, host: RuleSet, workspace: Path,
                      preview: Preview) -> tuple[Decision, Grant]:
-    """Adjust the policy's decision for escalation and ``host_allow``."""
-    if tool_name != "run_command" or decision.action == "deny":
+    """Adjust the policy's decision for escalation and ``host_allow`` (a tool that
+    runs a command: its ``command_arg`` trait)."""
+    if traits.command_arg is None or decision.action == "deny":
         return decision, grant_of(decision)
-    if is_escalation(tool_name, args):
+    if is_escalation(traits, args):
         return Decision("ask", "mode", ESCALATE_REASON,
                         [*decision.warnings, "runs outside the sandbox"]), "host"
     if analysis is not None and host.allow and host_may_answer(decision, preview) and host.allowing(
-            "run_command", [], analysis, workspace):
+            traits.name, [], analysis, workspace):
         return Decision("allow", "rule", "allowed by [sandbox] host_allow (runs outside the "
                         "sandbox)", decision.warnings), "host"
     return decision, grant_of(decision)

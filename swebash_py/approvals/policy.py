@@ -39,9 +39,10 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     outside = preview.outside or any(not _inside(p, workspace) for p in paths)
     analysis = None
     warnings = list(preview.warnings)
-    if tool.kind == "execute":
-        analysis = command_analysis(str(args.get("command", "")))
-        warnings += risk_warnings(str(args.get("command", "")), analysis, workspace)
+    command = None if tool.command_arg is None else str(args.get(tool.command_arg, ""))
+    if command is not None:  # the tool runs a command line: what it really runs is judged
+        analysis = command_analysis(command)
+        warnings += risk_warnings(command, analysis, workspace)
     elif outside:
         warnings += [f"outside the workspace: {p}" for p in paths if not _inside(p, workspace)]
     warnings = list(dict.fromkeys(warnings))
@@ -76,7 +77,6 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
             return True
         return False
 
-    command = str(args.get("command", "")) if analysis is not None else None
     used = rules.allowing(tool_name, paths, analysis, workspace, by_list, command=command,
                           risky=lambda argv: bool(_argv_warnings(argv, workspace)))
     if used and listed:  # the list's judgment is never what grants a write (approvals.grant)
@@ -255,10 +255,10 @@ def suggest_rule(tool: ToolTraits, args: dict[str, Any], preview: Preview,
     if preview.sensitive or preview.protected or preview.must_ask:
         return None
     workspace = workspace.resolve()
-    if tool.kind == "execute":
+    if tool.command_arg is not None:
         from swebash_py.approvals.suggest import command_rules
 
-        command = str(args.get("command", ""))
+        command = str(args.get(tool.command_arg, ""))
         return command_rules(command_analysis(command), command, tool.name)
     if tool.path_arg is not None:
         paths = call_paths(tool, args, preview, workspace)

@@ -139,7 +139,7 @@ def parse_rule(text: str, tools: Tools | None = None) -> Rule:
     traits = known.get(tool)
     if tool != "*" and traits is None:
         return _raise(bad(f"unknown tool {tool!r} (known: {', '.join(sorted(known))})"))
-    command = traits is not None and traits.kind == "execute"
+    command = traits is not None and traits.command_arg is not None
     spec = None if spec is None else spec.strip()
     if spec is None or (spec == "*" and not command):
         return Rule(text, tool)
@@ -179,11 +179,6 @@ def _command_rule(text: str, tool: str, spec: str, bad: Callable[[str], ValueErr
 
 def _raise(exc: ValueError) -> Rule:
     raise exc
-
-
-def format_command_rule(argv: list[str], tool: str = "run_command") -> str:
-    """The exact-match rule for one simple command."""
-    return f"{tool}({shlex.join(argv)})"
 
 
 def format_path_rule(tool: str, path: Path, workspace: Path) -> str:

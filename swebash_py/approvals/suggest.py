@@ -64,7 +64,7 @@ CODE_SUBCOMMANDS = frozenset({
 })
 
 
-def command_rules(analysis: Analysis, command: str, tool: str = "run_command") -> list[str] | None:
+def command_rules(analysis: Analysis, command: str, tool: str) -> list[str] | None:
     """The rules "always" remembers for ``command`` (None: no rule can be made,
     so "always" runs it once)."""
     if not analysis.commands:
@@ -76,7 +76,7 @@ def command_rules(analysis: Analysis, command: str, tool: str = "run_command") -
     return list(dict.fromkeys(_simple_rule(argv, tool) for argv in analysis.commands))
 
 
-def exact_rule(command: str, tool: str = "run_command") -> str | None:
+def exact_rule(command: str, tool: str) -> str | None:
     """``tool(TEXT)`` matching exactly ``command``'s text, when the rule syntax can
     hold it (one line, not read back as a prefix, not empty)."""
     from swebash_py.approvals.rules import parse_rule

@@ -146,8 +146,8 @@ def run_guarded(invocation: Invocation) -> int:
 
 
 def _warm_for(settings: Settings, invocation: Invocation) -> None:
-    """Once the model is known: litellm when it serves the model, pydantic when
-    tools are offered (after the renderer's modules, if a warm-up runs)."""
+    """Once the model is known: litellm when it serves the model, what tool calls
+    need when tools are offered (after the renderer's modules, if a warm-up runs)."""
     from swebash_py.front import warmup
     from swebash_py.provider.routing import route
 

@@ -95,7 +95,7 @@ def _get(data: Any, part: str) -> Any:
     return None
 
 
-def _unwrap(kind: Any) -> Any:
+def unwrap(kind: Any) -> Any:
     """``X`` of ``Annotated[X, ...]`` and of ``X | None``."""
     while True:
         origin = get_origin(kind)
@@ -112,7 +112,7 @@ def _unwrap(kind: Any) -> Any:
 
 def _child(kind: Any, part: str) -> Any:
     """The type one key down from ``kind`` (a table's field, a dict's or list's item)."""
-    kind = _unwrap(kind)
+    kind = unwrap(kind)
     if isinstance(kind, type) and issubclass(kind, msgspec.Struct):
         fields = {field.name: field.type for field in msgspec.structs.fields(kind)}
         return fields.get(part)
@@ -127,7 +127,7 @@ def _type_at(keys: list[str], root: type) -> Any:
     kind: Any = root
     for part in keys:
         kind = _child(kind, part)
-    return _unwrap(kind)
+    return unwrap(kind)
 
 
 def _did_you_mean(keys: list[str], root: type) -> str:

@@ -104,6 +104,7 @@ class Settings(Table, dict=True):  # dict: room for the run's project status, no
     temperature: Annotated[float, msgspec.Meta(ge=0, le=2)] | None = None
     max_tokens: PositiveInt | None = None
     context_window: PositiveInt | None = None
+    supports_vision: bool | None = None  # the model takes images (None: the table says)
     max_iterations: Annotated[int, msgspec.Meta(ge=1)] = 25
     max_retries: Annotated[int, msgspec.Meta(ge=0, le=20)] = 4
     connect_timeout: Positive = 10.0

@@ -66,20 +66,24 @@ class ToolResultBlock(msgspec.Struct):
 
 
 class ImageBlock(msgspec.Struct):
-    """An image the user attached: ``data`` is base64; ``sha256`` names the
-    content-addressed copy in the data dir, which is what the store keeps."""
+    """An image the user attached or a tool returned: ``data`` is base64; ``sha256``
+    names the content-addressed copy in the data dir, which is what the store keeps.
+    ``call_id`` names the tool call that returned it (None: the user's), so a wire
+    format that can put an image inside its tool result (Anthropic) does."""
 
     media_type: str  # image/png, image/jpeg, image/gif, image/webp
     sha256: str
     data: str = ""  # left out of the repr
     kind: Literal["image"] = "image"
+    call_id: str | None = None
 
     def data_url(self) -> str:
         return f"data:{self.media_type};base64,{self.data}"
 
     def __repr__(self) -> str:  # without the (long) base64 data
+        tool = "" if self.call_id is None else f", call_id={self.call_id!r}"
         return (f"ImageBlock(media_type={self.media_type!r}, sha256={self.sha256!r},"
-                f" kind={self.kind!r})")
+                f" kind={self.kind!r}{tool})")
 
 
 Block = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock

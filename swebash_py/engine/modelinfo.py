@@ -59,12 +59,13 @@ def _data_path() -> Path | None:
 _PRICE_KEYS = ("input_cost_per_token", "output_cost_per_token",
                "cache_read_input_token_cost", "cache_creation_input_token_cost")
 FIELDS = ("max_input_tokens", "max_tokens", "max_output_tokens", "litellm_provider", "mode",
-          *_PRICE_KEYS,
+          "supports_vision", *_PRICE_KEYS,
           *(f"{key}_above_200k_tokens" for key in _PRICE_KEYS))
 
 
-# a cache file without it is rebuilt (1: lines unsorted; 2: no provider and mode)
-HEADER = b"swebash model map 3\n"
+# a cache file without it is rebuilt (1: lines unsorted; 2: no provider and mode;
+# 3: no supports_vision, so every known model looked text-only)
+HEADER = b"swebash model map 4\n"
 
 
 class ModelMap(Mapping[str, dict[str, Any]]):
@@ -226,6 +227,16 @@ def context_window(model: str, override: int | None = None) -> int:
 def max_output_tokens(model: str) -> int | None:
     """The model's output limit, or None when unknown."""
     return _int(model_entry(model), "max_output_tokens", "max_tokens")
+
+
+def supports_vision(model: str) -> bool | None:
+    """Whether ``model`` takes images: the table's word for a model it knows (a
+    known entry without the key is text-only, as litellm's own ``supports_vision``
+    reads it), None for a model it does not know."""
+    entry = model_entry(model)
+    if entry is None:
+        return None
+    return entry.get("supports_vision") is True
 
 
 def _price(entry: dict[str, Any], key: str, tokens: int) -> float | None:

@@ -126,7 +126,7 @@ def agent_options(settings: Settings, registry: ToolRegistry, no_tools: bool, de
         model=settings.resolved_model, system=system, max_iterations=settings.max_iterations,
         temperature=settings.temperature, max_tokens=settings.max_tokens,
         api_base=settings.api_base, tools_enabled=not no_tools, debug=debug,
-        session_id=session_id, cost_fn=_cost,
+        session_id=session_id, cost_fn=_cost, supports_vision=settings.supports_vision,
         text_tool_calls=settings.tools.text_tool_calls and local_server(settings))
 
 

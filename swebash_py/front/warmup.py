@@ -1,8 +1,8 @@
 """Import what the answer will need in a background thread, while the request is on the wire.
 
 A provider takes hundreds of milliseconds to send its first token; the renderer
-(rich, its Markdown, markdown-it, Pygments and a lexer or two), pydantic for
-the tools' arguments and litellm when the model is routed there are imported
+(rich, its Markdown, markdown-it, Pygments and a lexer or two) and litellm when
+the model is routed there are imported
 meanwhile, by one daemon thread, instead of on the path of the request (or
 copied to avoid them). ``cli.main`` starts it first
 thing for a command that will render an answer, held: under the GIL a thread
@@ -41,8 +41,10 @@ from collections.abc import Callable
 # REPL's start-up made its prompt ~50% later.
 RENDERED = ("swebash_py.render.console", "swebash_py.render.md", "swebash_py.render.blocks")
 PLAIN = ("swebash_py.render.plain",)
-REPL = ("rich.console", "rich.live", "rich.markdown", "rich.syntax", "markdown_it", "pydantic")
-TOOLS = ("pydantic",)  # validates a tool call's arguments
+REPL = ("rich.console", "rich.live", "rich.markdown", "rich.syntax", "markdown_it")
+# A tool call's arguments are checked by msgspec, loaded with the settings: nothing to
+# warm (pydantic is only litellm's and mcp's own, loaded with them).
+TOOLS: tuple[str, ...] = ()
 LITELLM = ("litellm",)
 TRACE_ENV = "SWEBASH_WARMUP_TRACE"  # a file: "<monotonic> <module>" per import done (bench)
 EXIT_JOIN = 10.0  # seconds the exit waits for the import under way (one module's)

@@ -216,11 +216,10 @@ def _is_protocol_error(exc: BaseException) -> bool:
     """A JSON-RPC error answer (the server is alive) rather than a dead connection."""
     from mcp.shared.exceptions import MCPError
     from mcp.types import CONNECTION_CLOSED
-    from pydantic import ValidationError
 
     if isinstance(exc, MCPError):
         return exc.error.code != CONNECTION_CLOSED
-    return isinstance(exc, ValidationError | ValueError)
+    return isinstance(exc, ValueError)  # a reply the SDK's (pydantic) models refused too
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -52,7 +52,8 @@ def _image(item: Any, images: list[ImageBlock]) -> str:
         block = from_data(base64.b64decode(str(getattr(item, "data", "") or ""),
                                            validate=True), "the tool's image")
     except (ImageError, ValueError) as exc:
-        return _part(item) + f" ({one_line(str(exc), 120)})"
+        # our own words (whole: the too-large case names the extra to install)
+        return _part(item) + f" ({one_line(str(exc), 300)})"
     images.append(block)
     size = len(block.data) * 3 // 4
     return f"[image returned by the tool: {block.media_type}, about {size:,} bytes]"

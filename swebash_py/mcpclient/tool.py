@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import ConfigDict
+import msgspec
 
 from swebash_py.mcpclient.schema import sanitize_schema, tool_name
 from swebash_py.process.values import redact, secret_values
@@ -33,9 +33,17 @@ if TYPE_CHECKING:
 
 
 class McpArgs(ToolArgs):
-    """Whatever the model sent: the server checks it against its own schema."""
+    """Whatever the model sent, as it sent it: the server checks it against its own
+    schema (which only it knows whole), so nothing is dropped or refused here."""
 
-    model_config = ConfigDict(extra="allow")
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> McpArgs:
+        return cls(arguments=dict(raw))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.arguments)
 
 
 class McpTool(Tool[McpArgs]):
@@ -49,11 +57,11 @@ class McpTool(Tool[McpArgs]):
     connection: ClassVar[ServerConnection]
 
     async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
-        arguments = args.model_dump()
+        arguments = args.to_dict()
         return await self.connection.call(self.remote_name, arguments, ctx.max_output_chars)
 
     def preview(self, args: McpArgs, ctx: ToolContext) -> Preview:
-        shown = json.dumps(args.model_dump(), ensure_ascii=False, indent=1)
+        shown = json.dumps(args.to_dict(), ensure_ascii=False, indent=1)
         return Preview(summary=f"{self.name} (MCP server '{self.server}')",
                        detail=shown, detail_kind="text")
 

@@ -24,10 +24,11 @@ from swebash_py.sandbox.policy import effective_mode
 
 def preview_mode(pending: Any, approval_mode: str, settings: Any) -> str:
     """``first``, ``after`` or "" (no preview) for a call that would ask."""
-    if pending.tool.name != "run_command":
+    traits = pending.tool.traits()
+    if not traits.previews:
         return ""
-    args = pending.args.model_dump(exclude_none=True)
-    if args.get("escalate") or args.get("background"):
+    args = pending.args.to_dict()
+    if traits.escalates(args) or args.get("background"):
         return ""
     section = settings.sandbox
     if not section.preview or effective_mode(section.mode, "write") != "workspace-write":

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from swebash_py.engine.messages import (
+    ImageBlock,
     Message,
     TextBlock,
     ThinkingBlock,
@@ -67,9 +68,12 @@ def convert_message(message: Message) -> dict[str, Any]:
     if message.role == "assistant":
         content = [c for b in message.blocks if (c := _assistant_block(b)) is not None]
     else:
-        content = [_tool_result(b) for b in message.tool_results()]
-        content += [{"type": "image", "source": {"type": "base64", "media_type": b.media_type,
-                                                  "data": b.data}} for b in message.images()]
+        results = message.tool_results()
+        calls = {b.call_id for b in results}
+        content = [_tool_result(b, [i for i in message.images() if i.call_id == b.call_id])
+                   for b in results]
+        # the user's images (and a tool's whose result is not here) after the results
+        content += [_image(b) for b in message.images() if b.call_id not in calls]
         content += [{"type": "text", "text": b.text} for b in message.blocks
                     if isinstance(b, TextBlock) and b.text]
     return {"role": message.role, "content": content}
@@ -90,12 +94,21 @@ def _assistant_block(block: Any) -> dict[str, Any] | None:
     return None
 
 
-def _tool_result(block: ToolResultBlock) -> dict[str, Any]:
+def _tool_result(block: ToolResultBlock, images: list[ImageBlock]) -> dict[str, Any]:
+    """A tool result; the images the call returned go inside it, after its text."""
+    content: str | list[dict[str, Any]] = block.content
+    if images:
+        content = [{"type": "text", "text": block.content}, *map(_image, images)]
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.call_id,
-                           "content": block.content}
+                           "content": content}
     if block.is_error:
         out["is_error"] = True
     return out
+
+
+def _image(block: ImageBlock) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": block.media_type,
+                                        "data": block.data}}
 
 
 # ---------------------------------------------------------------- reply

@@ -56,11 +56,20 @@ def load() -> Any:
             litellm.telemetry = False
             litellm.drop_params = True
             logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
-            from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
-
-            sse_canonical.install(AsyncHTTPHandler)  # litellm's SSE readers, see there
+            _read_sse_ourselves()
             _module = litellm
     return _module
+
+
+def _read_sse_ourselves() -> None:
+    """Put our SSE reader in front of litellm's (``sse_canonical``). Where the hook
+    point is missing (a stand-in litellm in a test; the pin guards the real one,
+    tests/provider/test_litellm_sse.py) litellm reads its streams itself, as before."""
+    try:
+        from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+    except ImportError:
+        return
+    sse_canonical.install(AsyncHTTPHandler)
 
 
 def preload() -> threading.Thread:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from swebash_py.engine.messages import (
+    ImageBlock,
     Message,
     TextBlock,
     ToolResultBlock,
@@ -64,15 +65,28 @@ def convert_message(message: Message) -> list[dict[str, Any]]:
     """One of our messages as OpenAI messages (tool results become ``tool`` messages)."""
     if message.role == "assistant":
         return [_assistant(message)]
-    out: list[dict[str, Any]] = [_tool_message(b) for b in message.tool_results()]
+    results = message.tool_results()
+    out: list[dict[str, Any]] = [_tool_message(b) for b in results]
     text = join_texts([b.text for b in message.blocks if isinstance(b, TextBlock)])
     if images := message.images():
+        # a tool message carries no image: a tool's images follow the results in a
+        # user message, each tool's under a line naming its call
         parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-        parts += [{"type": "image_url", "image_url": {"url": b.data_url()}} for b in images]
+        for result in results:
+            if returned := [b for b in images if b.call_id == result.call_id]:
+                parts.append({"type": "text", "text": f"[the image(s) {result.name} returned "
+                                                      f"(call {result.call_id})]"})
+                parts += map(_image_part, returned)
+        calls = {b.call_id for b in results}
+        parts += [_image_part(b) for b in images if b.call_id not in calls]
         out.append({"role": "user", "content": parts})
     elif text or not out:
         out.append({"role": "user", "content": text})
     return out
+
+
+def _image_part(block: ImageBlock) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": block.data_url()}}
 
 
 def join_texts(parts: list[str]) -> str:

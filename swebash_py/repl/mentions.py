@@ -139,7 +139,7 @@ async def ask_like_read_file(mention: Mention, workspace: Path, approver: Approv
     from swebash_py.tools.files import ReadFile, ReadFileArgs
 
     raw = str(mention.path)
-    tool, args = ReadFile(), ReadFileArgs.model_validate({"path": raw})
+    tool, args = ReadFile(), ReadFileArgs(path=raw)
     preview = tool.preview(args, ToolContext(workspace=workspace))
     preview.summary += f"  (to attach @{mention.name} to your question)"
     call = ToolUseBlock(f"mention-{n}", tool.name, json.dumps({"path": raw}))

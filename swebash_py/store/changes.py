@@ -86,12 +86,17 @@ class FileChangesMixin:
         return [TurnRef(int(r[0]), int(r[1]), str(r[2])) for r in rows]
 
     def turns_ran_commands(self, session_id: str, first_seq: int, last_seq: int) -> bool:
-        """Whether any of these turns called run_command (whose changes are not tracked)."""
+        """Whether any of these turns called a tool that runs commands (``run_command``,
+        by its ``command_arg`` trait), whose changes are not tracked."""
+        from swebash_py.tools.registry import builtin_traits  # the catalog: no tool module
+
+        runners = [t.name for t in builtin_traits().values() if t.command_arg is not None]
         rows = self._read(
             "SELECT 1 FROM turn_blocks b JOIN turns t ON t.id = b.turn_id"
             " WHERE t.session_id = ? AND t.seq BETWEEN ? AND ? AND t.rewound IS NULL"
-            " AND b.block_type = 'tool_use' AND json_extract(b.json, '$.name') = 'run_command'"
-            " LIMIT 1", (session_id, first_seq, last_seq))
+            " AND b.block_type = 'tool_use' AND json_extract(b.json, '$.name') IN"
+            f" ({', '.join('?' * len(runners))}) LIMIT 1",
+            (session_id, first_seq, last_seq, *runners))
         return bool(rows)
 
     def mark_rewound(self, session_id: str, first_seq: int) -> int:

@@ -94,6 +94,8 @@ def block_to_row(block: Block, step: int | None = None) -> tuple[str, str, str |
         from swebash_py.images import placeholder
 
         ref = {"media_type": block.media_type, "sha256": block.sha256}
+        if block.call_id is not None:  # a tool's image: it goes back inside its result
+            ref["call_id"] = block.call_id
         return "text", placeholder(block), json.dumps({"image": ref, **extra})
     if isinstance(block, ThinkingBlock):
         meta = {"signature": block.signature, **extra}
@@ -132,7 +134,9 @@ def row_to_block(block_type: str, text: str, data: dict[str, Any] | None) -> Blo
     if isinstance(ref := data.get("image"), dict):
         from swebash_py.images import load
 
-        return load(str(ref.get("media_type", "")), str(ref.get("sha256", "")))
+        call_id = ref.get("call_id")
+        return load(str(ref.get("media_type", "")), str(ref.get("sha256", "")),
+                    call_id if isinstance(call_id, str) else None)
     return TextBlock(text)
 
 

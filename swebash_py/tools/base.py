@@ -1,14 +1,17 @@
-"""A tool is an async function plus metadata.
+"""A tool is an async function plus metadata, declared once, in its class.
 
-Arguments are a pydantic model (``tools.args.ToolArgs``, ``extra="forbid"``);
-its JSON schema is what the model sees. A tool describes itself
-(``ToolTraits``): its ``kind``, which argument is a path, whether it is
-``read_only`` (changes nothing, so it is safe to run concurrently) and its
-default approval. Rules, the policy,
-`ai tools` and the executor read these; no list of tool names is kept
-anywhere else. Failures a model can act on are
-returned as ``ToolResult(is_error=True)``, never raised (``ToolFailed`` is the
-shortcut for raising one from deep inside a tool).
+The class holds everything about a tool: its ``name``, ``description``,
+arguments (``Args``: a msgspec Struct, ``tools.args.ToolArgs``, unknown fields
+rejected; its JSON schema is what the model sees) and traits (``ToolTraits``):
+its ``kind``, which argument is a path, which holds a shell command, which asks
+to leave the sandbox, whether it is ``read_only`` (changes nothing, so it is
+safe to run concurrently), whether it can run as a preview, and its default
+approval. The generated catalog (``tools.catalog``) is made from the classes.
+Rules, the policy, the sandbox grant, previews, `ai tools` and the executor
+read the traits; nothing outside ``tools/`` looks at a tool's name to decide
+what it does (tests/architecture/test_no_tool_names.py). Failures a model can
+act on are returned as ``ToolResult(is_error=True)``, never raised
+(``ToolFailed`` is the shortcut for raising one from deep inside a tool).
 """
 
 from __future__ import annotations
@@ -54,6 +57,11 @@ class ToolTraits:
     read_only: bool = False  # changes nothing: safe to run concurrently
     approval: DefaultApproval | None = None  # None: the kind's default
     shows: str = ""  # what the approval question shows, e.g. "a diff"
+    # the argument holding a shell command line: rules match their pattern against
+    # it, its parsed commands are judged, it runs in a sandbox grant (host_allow)
+    command_arg: str | None = None
+    escalate_arg: str | None = None  # the argument that asks to run outside the sandbox
+    previews: bool = False  # a call that would ask may run as a preview first (an overlay)
 
     @property
     def default_approval(self) -> DefaultApproval:
@@ -62,7 +70,11 @@ class ToolTraits:
     @property
     def takes_pattern(self) -> bool:
         """Whether a rule may narrow the tool with ``TOOL(PATTERN)``."""
-        return self.path_arg is not None or self.kind == "execute"
+        return self.path_arg is not None or self.command_arg is not None
+
+    def escalates(self, args: dict[str, Any]) -> bool:
+        """Whether this call asks to run outside the sandbox."""
+        return self.escalate_arg is not None and bool(args.get(self.escalate_arg))
 
 
 @dataclass
@@ -139,6 +151,9 @@ class Tool(ABC, Generic[A]):
     read_only: ClassVar[bool] = False
     approval: ClassVar[DefaultApproval | None] = None
     shows: ClassVar[str] = ""
+    command_arg: ClassVar[str | None] = None
+    escalate_arg: ClassVar[str | None] = None
+    previews: ClassVar[bool] = False
 
     @classmethod
     def configured(cls, settings: Any) -> Tool[Any]:
@@ -148,7 +163,7 @@ class Tool(ABC, Generic[A]):
     @classmethod
     def traits(cls) -> ToolTraits:
         return ToolTraits(cls.name, cls.kind, cls.path_arg, cls.read_only, cls.approval,
-                          cls.shows)
+                          cls.shows, cls.command_arg, cls.escalate_arg, cls.previews)
 
     @abstractmethod
     async def run(self, args: A, ctx: ToolContext) -> ToolResult:
@@ -156,9 +171,10 @@ class Tool(ABC, Generic[A]):
 
     def preview(self, args: A, ctx: ToolContext) -> Preview:
         """Describe the call for an approval question (override for detail)."""
-        return Preview(summary=f"{self.name} {args.model_dump_json(exclude_none=True)}")
+        import msgspec  # here: only a tool without its own preview needs it (compact JSON)
+
+        shown = msgspec.json.encode(args.to_dict()).decode()
+        return Preview(summary=f"{self.name} {shown}")
 
     def spec(self) -> ToolSpec:
-        schema = self.Args.model_json_schema()
-        schema.pop("title", None)
-        return ToolSpec(self.name, self.description, schema)
+        return ToolSpec(self.name, self.description, self.Args.json_schema())

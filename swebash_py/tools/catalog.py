@@ -1,6 +1,6 @@
 """The built-in tools as the model and the approvals see them, without importing them.
 
-Importing the tool modules costs their pydantic argument models, httpx, pathspec
+Importing the tool modules costs their argument Structs, httpx, pathspec
 and the sandbox: a third of a one-shot answer's start-up. An answer that calls
 no tool needs only each tool's name, description, JSON schema and traits. Those
 are generated from the classes into ``data/builtin_tools.json``
@@ -11,6 +11,7 @@ class at its first real use (a call's arguments, preview or run).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from functools import cache
@@ -100,15 +101,12 @@ def generate() -> list[dict[str, Any]]:
 
     generated = []
     for cls in builtin_tool_classes():
-        traits = cls.traits()
-        schema = cls.Args.model_json_schema()
-        schema.pop("title", None)
+        traits = dataclasses.asdict(cls.traits())
+        del traits["name"]  # the entry's own
         generated.append({
             "name": cls.name, "module": cls.__module__, "class": cls.__qualname__,
-            "description": cls.description, "parameters": schema,
-            "traits": {"kind": traits.kind, "path_arg": traits.path_arg,
-                       "read_only": traits.read_only, "approval": traits.approval,
-                       "shows": traits.shows}})
+            "description": cls.description, "parameters": cls.Args.json_schema(),
+            "traits": traits})
     return generated
 
 

@@ -20,9 +20,9 @@ import shlex
 import shutil
 import signal
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from msgspec import Meta
 
 from swebash_py.errors import ToolFailed
 from swebash_py.fs.workspace import (
@@ -104,29 +104,33 @@ def format_result(res: ProcResult, timeout: float) -> str:
 
 
 class RunCommandArgs(ToolArgs):
-    command: str = Field(min_length=1, description=(
+    command: Annotated[str, Meta(min_length=1, description=(
         "The shell command line to run (bash syntax), in the workspace directory. It is "
         "non-interactive: stdin is empty and there is no terminal, so pass flags such as "
-        "-y or --no-pager instead of expecting prompts."))
-    timeout: float | None = Field(None, ge=0.1, description=(
+        "-y or --no-pager instead of expecting prompts."))]
+    timeout: Annotated[float, Meta(ge=0.1, description=(
         "Seconds before the command is killed. Default and maximum: the configured "
-        "command timeout (120 s unless configured otherwise)."))
-    background: bool = Field(False, description=(
+        "command timeout (120 s unless configured otherwise)."))] | None = None
+    background: Annotated[bool, Meta(description=(
         "Start it in the background (servers, watchers, long builds) and return an id at "
-        "once; read its output with command_output and stop it with stop_command."))
-    escalate: bool | None = Field(None, description=(
+        "once; read its output with command_output and stop it with stop_command."))] = False
+    escalate: Annotated[bool, Meta(description=(
         "Ask the user to run this command outside the sandbox: for commands about the "
-        "host (its processes, ports, services, logs) or that failed for lack of access."))
-    workdir: str | None = Field(None, min_length=1, description=(
+        "host (its processes, ports, services, logs) or that failed for lack of "
+        "access."))] | None = None
+    workdir: Annotated[str, Meta(min_length=1, description=(
         "Directory inside the workspace to run in (instead of `cd dir &&`). Default: "
-        "the workspace."))
-    description: str | None = Field(None, max_length=200, description=(
-        "What the command is for, in 5-10 words; shown to the user when asked."))
+        "the workspace."))] | None = None
+    description: Annotated[str, Meta(max_length=200, description=(
+        "What the command is for, in 5-10 words; shown to the user when asked."))] | None = None
 
 
 class RunCommand(Tool[RunCommandArgs]):
     name = "run_command"
     kind = "execute"
+    command_arg = "command"  # rules, the judgement and host_allow read this argument
+    escalate_arg = "escalate"
+    previews = True  # run_preview: the command in an overlay, its changes asked about
     description = (
         "Run a shell command in the workspace and return its combined stdout and stderr, "
         "followed by a status line with the exit code and duration (a non-zero exit code is "

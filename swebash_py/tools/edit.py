@@ -13,8 +13,9 @@ import asyncio
 import os
 import stat
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
+from msgspec import Meta
 
 from swebash_py.checkpoints.model import (
     Checkpointer,
@@ -122,9 +123,9 @@ def _summary(verb: str, shown: str, new: str, diff: str) -> str:
 
 
 class WriteFileArgs(ToolArgs):
-    path: str = Field(description="File to write, relative to the workspace. Parent directories "
-                                  "are created.")
-    content: str = Field(description="The complete new content of the file.")
+    path: Annotated[str, Meta(description=(
+        "File to write, relative to the workspace. Parent directories are created."))]
+    content: Annotated[str, Meta(description="The complete new content of the file.")]
 
 
 class WriteFile(Tool[WriteFileArgs]):
@@ -174,12 +175,13 @@ class WriteFile(Tool[WriteFileArgs]):
 
 
 class EditFileArgs(ToolArgs):
-    path: str = Field(description="File to edit, relative to the workspace.")
-    old_text: str = Field(description="Exact text to replace, including whitespace and "
-                                      "indentation, without read_file's line numbers; it must "
-                                      "occur exactly once in the file unless replace_all.")
-    new_text: str = Field(description="Text to put in its place.")
-    replace_all: bool = Field(False, description="Replace every occurrence (e.g. a rename).")
+    path: Annotated[str, Meta(description="File to edit, relative to the workspace.")]
+    old_text: Annotated[str, Meta(description=(
+        "Exact text to replace, including whitespace and indentation, without read_file's "
+        "line numbers; it must occur exactly once in the file unless replace_all."))]
+    new_text: Annotated[str, Meta(description="Text to put in its place.")]
+    replace_all: Annotated[bool, Meta(
+        description="Replace every occurrence (e.g. a rename).")] = False
 
 
 class EditFile(Tool[EditFileArgs]):

@@ -23,9 +23,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from functools import partial
+from typing import Annotated
 
 import httpx
-from pydantic import Field, PrivateAttr
+from msgspec import Meta
 
 from swebash_py.errors import ToolFailed
 from swebash_py.process.values import redact
@@ -57,14 +58,25 @@ class Fetched:
     cut: bool
 
 
-class WebFetchArgs(ToolArgs):
-    url: str = Field(min_length=1, max_length=4000,
-                     description="The http(s) URL to fetch, e.g. https://docs.python.org/3/")
-    offset: int | None = Field(None, ge=0, description=(
-        "Characters of the converted text to skip: to read on where a cut result ended."))
-    # Where this very call's host was found when its question was made (not a
-    # field: the model never sees or sets it). Taken once by the request.
-    _resolved: Resolution | None = PrivateAttr(default=None)
+class WebFetchArgs(ToolArgs, dict=True):
+    """``dict=True``: a call's arguments also carry where this very call's host was
+    found when its question was made (not a field: the model never sees or sets
+    it). Taken once by the request."""
+
+    url: Annotated[str, Meta(min_length=1, max_length=4000, description=(
+        "The http(s) URL to fetch, e.g. https://docs.python.org/3/"))]
+    offset: Annotated[int, Meta(ge=0, description=(
+        "Characters of the converted text to skip: to read on where a cut result "
+        "ended."))] | None = None
+
+    def pin(self, found: Resolution) -> None:
+        """Keep ``found`` for this call's request."""
+        self.__dict__["resolved"] = found
+
+    def take_pinned(self) -> Resolution | None:
+        """The kept resolution, once (None: none was kept, or it was taken)."""
+        found: Resolution | None = self.__dict__.pop("resolved", None)
+        return found
 
 
 def _host_port(url: httpx.URL) -> tuple[str, int]:
@@ -105,7 +117,7 @@ class WebFetch(Tool[WebFetchArgs]):
         url = _parse(args.url)
         host, port = _host_port(url)
         found = resolve_host(host, port, self._resolver)
-        args._resolved = found  # this call's, checked below and connected to by run()
+        args.pin(found)  # this call's, checked below and connected to by run()
         preview = Preview(summary=f"web_fetch {url}", detail=str(url), detail_kind="text")
         if found.private:
             why = found.error or found.describe()
@@ -200,7 +212,7 @@ def page(text: str, offset: int, limit: int) -> str:
 def _take_resolution(args: WebFetchArgs, url: httpx.URL) -> Resolution | None:
     """The preview's resolution of this call's host, once (a second run resolves
     afresh); None when there is none or it was made for another host."""
-    found, args._resolved = args._resolved, None
+    found = args.take_pinned()
     if found is None or found.host != _host_port(url)[0]:
         return None
     return found

@@ -14,8 +14,9 @@ import os
 import stat
 from io import BufferedReader
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
+from msgspec import Meta
 
 from swebash_py.errors import ToolFailed
 from swebash_py.fs.reader import file_kind, open_regular, read_capped
@@ -56,10 +57,12 @@ def _preview_paths(tool: str, rp: ResolvedPath, ws: Path, **extra: object) -> Pr
 
 
 class ReadFileArgs(ToolArgs):
-    path: str = Field(description="File to read, relative to the workspace (or absolute).")
-    offset: int | None = Field(None, ge=1, description="First line to show (1-based). Default 1.")
-    limit: int | None = Field(None, ge=1,
-                              description=f"Number of lines to show. Default {DEFAULT_LIMIT}.")
+    path: Annotated[str, Meta(
+        description="File to read, relative to the workspace (or absolute).")]
+    offset: Annotated[int, Meta(
+        ge=1, description="First line to show (1-based). Default 1.")] | None = None
+    limit: Annotated[int, Meta(
+        ge=1, description=f"Number of lines to show. Default {DEFAULT_LIMIT}.")] | None = None
 
 
 class _Reader:
@@ -206,7 +209,7 @@ def read_image(path: Path, shown: str) -> ToolResult | None:
     """The image at ``path`` for the model (``metadata["images"]``: the loop sends
     it after the results); None when it is not one we send (read as text then)."""
     from swebash_py.errors import ImageError
-    from swebash_py.images import MAX_INPUT_BYTES, from_data
+    from swebash_py.images import MAX_INPUT_BYTES, from_data, sniff
 
     capped = read_capped(path, shown, MAX_INPUT_BYTES)
     if capped.cut:  # too large to send: read as text (refused as binary) like any file
@@ -214,8 +217,10 @@ def read_image(path: Path, shown: str) -> ToolResult | None:
     data = capped.data
     try:
         block = from_data(data, shown)
-    except ImageError:
-        return None
+    except ImageError as exc:
+        if sniff(data) is None:  # not an image after all: read as text (or refused)
+            return None
+        return ToolResult(str(exc), is_error=True)  # too large: say why (and the extra)
     return ToolResult(f"[image {shown}: {block.media_type}, {len(data):,} bytes]",
                       metadata={"path": str(path), "images": [block]})
 
@@ -224,7 +229,8 @@ def read_image(path: Path, shown: str) -> ToolResult | None:
 
 
 class ListDirectoryArgs(ToolArgs):
-    path: str = Field(".", description="Directory to list, relative to the workspace. Default '.'.")
+    path: Annotated[str, Meta(
+        description="Directory to list, relative to the workspace. Default '.'.")] = "."
 
 
 def _describe_entry(entry: os.DirEntry[str]) -> str:
@@ -286,12 +292,13 @@ class ListDirectory(Tool[ListDirectoryArgs]):
 
 
 class SearchFilesArgs(ToolArgs):
-    pattern: str = Field(min_length=1,
-                         description=("Regular expression (Rust/ripgrep syntax, as Python's "
-                                      "re on the common subset); case-sensitive: start it "
-                                      "with (?i) to ignore case."))
-    path: str = Field(".", description="Directory (or file) to search, relative to the workspace.")
-    glob: str | None = Field(None, description="Only search files matching this glob, e.g. '*.py'.")
+    pattern: Annotated[str, Meta(min_length=1, description=(
+        "Regular expression (Rust/ripgrep syntax, as Python's re on the common subset); "
+        "case-sensitive: start it with (?i) to ignore case."))]
+    path: Annotated[str, Meta(
+        description="Directory (or file) to search, relative to the workspace.")] = "."
+    glob: Annotated[str, Meta(
+        description="Only search files matching this glob, e.g. '*.py'.")] | None = None
 
 
 class SearchFiles(Tool[SearchFilesArgs]):

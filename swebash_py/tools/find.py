@@ -23,10 +23,10 @@ import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pathspec
-from pydantic import Field
+from msgspec import Meta
 
 from swebash_py.errors import ToolFailed
 from swebash_py.fs.workspace import SecretsFilter, is_inside, real_workspace, resolve, shown_path
@@ -188,14 +188,16 @@ def _below(full: str, base: str) -> str:
 
 
 class FindFilesArgs(ToolArgs):
-    pattern: str = Field(min_length=1, description=(
+    pattern: Annotated[str, Meta(min_length=1, description=(
         "Glob to match file paths, .gitignore-style: `**/*.py`, `src/**/test_*.ts`, "
-        "`*.md` (no `/`: matches the name at any depth)."))
-    path: str = Field(".", description="Directory to search, relative to the workspace.")
-    sort: Literal["mtime", "path"] = Field(
-        "mtime", description="`mtime`: most recently modified first (default); `path`: by path.")
-    limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT,
-                       description=f"At most this many paths (default {DEFAULT_LIMIT}).")
+        "`*.md` (no `/`: matches the name at any depth)."))]
+    path: Annotated[str, Meta(
+        description="Directory to search, relative to the workspace.")] = "."
+    sort: Annotated[Literal["mtime", "path"], Meta(
+        description="`mtime`: most recently modified first (default); `path`: by path.")
+    ] = "mtime"
+    limit: Annotated[int, Meta(ge=1, le=MAX_LIMIT, description=(
+        f"At most this many paths (default {DEFAULT_LIMIT})."))] = DEFAULT_LIMIT
 
 
 class FindFiles(Tool[FindFilesArgs]):

@@ -7,8 +7,9 @@ The commands are started by ``run_command(background=true)``
 from __future__ import annotations
 
 import atexit
+from typing import Annotated
 
-from pydantic import Field
+from msgspec import Meta
 
 from swebash_py.errors import ToolFailed
 from swebash_py.fs.writer import remove_if_same
@@ -116,10 +117,10 @@ def _report(job: Job, text: str, size: int, prefix: str = "") -> str:
 
 
 class CommandOutputArgs(ToolArgs):
-    id: str = Field(min_length=1, description="The id run_command returned, e.g. bg1.")
-    wait: float = Field(0, ge=0, le=MAX_WAIT, description=(
+    id: Annotated[str, Meta(min_length=1, description="The id run_command returned, e.g. bg1.")]
+    wait: Annotated[float, Meta(ge=0, le=MAX_WAIT, description=(
         "Seconds to wait for the command to end before returning (default 0: return at "
-        f"once; at most {MAX_WAIT:g}). Returns as soon as it ends."))
+        f"once; at most {MAX_WAIT:g}). Returns as soon as it ends."))] = 0
 
 
 class CommandOutput(Tool[CommandOutputArgs]):
@@ -147,7 +148,8 @@ class CommandOutput(Tool[CommandOutputArgs]):
 
 
 class StopCommandArgs(ToolArgs):
-    id: str = Field(min_length=1, description="The id of the background command to stop.")
+    id: Annotated[str, Meta(min_length=1,
+                            description="The id of the background command to stop.")]
 
 
 class StopCommand(Tool[StopCommandArgs]):

@@ -18,10 +18,10 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import httpx
-from pydantic import Field
+from msgspec import Meta
 
 from swebash_py.config.settings import WebSearchSettings
 from swebash_py.errors import ToolFailed
@@ -188,10 +188,11 @@ def format_hits(query: str, hits: list[SearchHit], backend: str) -> str:
 
 
 class WebSearchArgs(ToolArgs):
-    query: str = Field(min_length=1, max_length=MAX_QUERY,
-                       description="What to search the web for.")
-    max_results: int | None = Field(None, ge=1, description=(
-        f"How many results to return (default from config, usually 5; at most {MAX_RESULTS})."))
+    query: Annotated[str, Meta(min_length=1, max_length=MAX_QUERY,
+                               description="What to search the web for.")]
+    max_results: Annotated[int, Meta(ge=1, description=(
+        f"How many results to return (default from config, usually 5; at most "
+        f"{MAX_RESULTS})."))] | None = None
 
 
 class WebSearch(Tool[WebSearchArgs]):

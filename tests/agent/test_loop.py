@@ -88,7 +88,7 @@ async def test_bad_calls_become_error_results_and_the_loop_goes_on(
     assert "unknown tool 'peak'" in texts[1] and "Did you mean 'peek'" in texts[1]
     assert "RuntimeError: kaput x" in texts[2]
     assert "colour: unknown argument" in texts[3]
-    assert "label: Field required" in texts[4]
+    assert "label: missing (required)" in texts[4]
     assert texts[5].endswith("peek done: fine")
     assert isinstance(events[-1], TurnComplete) and events[-1].stop_reason == "stop"
 

@@ -24,7 +24,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _pending(command: str) -> PendingCall:
     tool = ToolRegistry(default_tools(Settings())).get("run_command")
     assert tool is not None
-    args = tool.Args.model_validate({"command": command})
+    args = tool.Args.parse({"command": command})
     return PendingCall(ToolUseBlock("c1", "run_command", "{}"), tool, args, Preview(command))
 
 
@@ -109,7 +109,7 @@ def test_runners_and_code_subcommands_remember_the_exact_text(command: str) -> N
     from swebash_py.approvals.shellparse import analyse
     from swebash_py.approvals.suggest import command_rules
 
-    rules = command_rules(analyse(command), command)
+    rules = command_rules(analyse(command), command, "run_command")
     assert rules and not any(rule.endswith(":*)") for rule in rules), rules
 
 
@@ -118,5 +118,5 @@ def test_twin_plain_programs_and_subcommands_remember_a_prefix(command: str) -> 
     from swebash_py.approvals.shellparse import analyse
     from swebash_py.approvals.suggest import command_rules
 
-    rules = command_rules(analyse(command), command)
+    rules = command_rules(analyse(command), command, "run_command")
     assert rules and all(rule.endswith(":*)") for rule in rules), rules

@@ -106,7 +106,7 @@ async def test_always_on_a_broken_file_allows_once(home: Path, tmp_path: Path) -
     tool = ToolRegistry(default_tools(Settings())).get("web_search")
     assert tool is not None
     pending = PendingCall(ToolUseBlock("c1", "web_search", '{"query": "x"}'), tool,
-                          tool.Args.model_validate({"query": "x"}), Preview("x"))
+                          tool.Args.parse({"query": "x"}), Preview("x"))
     verdict = await approver.ask(pending, approver.check(pending))
     assert verdict.action == "allow" and "not remembered" in verdict.reason
     assert (home / "approvals.json").read_text() == "[1,]"

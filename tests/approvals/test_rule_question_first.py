@@ -26,7 +26,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _pending(command: str) -> PendingCall:
     tool = ToolRegistry(default_tools(Settings())).get("run_command")
     assert tool is not None
-    args = tool.Args.model_validate({"command": command})
+    args = tool.Args.parse({"command": command})
     return PendingCall(ToolUseBlock("c1", "run_command", "{}"), tool, args, Preview(command))
 
 

@@ -35,8 +35,8 @@ ALLOWED = {
                                                   "to them (hashed, never shown or sent)",
     ("swebash_py.project.trust", "_write"): "writes our trust store",
     ("swebash_py.team.host", "_host_id"): "our host id file in the data dir",
-    ("swebash_py.images", "load"): "an image we stored (content-addressed) in the data dir",
-    ("swebash_py.images", "downscale"): "Image.open of bytes in memory, no file",
+    ("swebash_py.images.__init__", "load"): "an image we stored (by its hash) in the data dir",
+    ("swebash_py.images.__init__", "downscale"): "Image.open of bytes in memory, no file",
     ("swebash_py.config.paths", "private_file"): "creates our own private file (O_CREAT|O_EXCL)",
     ("swebash_py.mcpclient.connection", "ServerConnection._transport"):
         "appends an MCP server's stderr to our log in the data dir",

@@ -37,7 +37,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("swebash_py/atomic.py", "os.fdopen(write)"): "write_atomic's temporary file, ours",
     ("swebash_py/atomic.py", "os.unlink"): "write_atomic's temporary file, ours",
     ("swebash_py/atomic.py", "write_atomic"): "backup(): the remembered approvals' .bak",
-    ("swebash_py/images.py", "write_atomic"): "the images dir in our data dir",
+    ("swebash_py/images/__init__.py", "write_atomic"): "the images dir in our data dir",
     ("swebash_py/engine/modelinfo.py", "write_atomic"): "the model-info cache in our data dir",
     ("swebash_py/approvals/remembered.py", "write_atomic"): "the remembered approvals file",
     ("swebash_py/sandbox/pathindex.py", "write_atomic"): "the persisted secrets/settings index "

@@ -196,6 +196,19 @@ async def test_turns_that_ran_commands_say_their_changes_are_not_tracked(
                for line in shown)
 
 
+async def test_twin_a_turn_whose_calls_run_no_command_says_nothing_of_it(
+        store: Store, recorder: StoreRecorder, tctx: ToolContext, workspace: Path) -> None:
+    """Which calls ran commands is the tool's trait (command_arg), not a name in a query."""
+    from swebash_py.engine.messages import ToolUseBlock
+
+    recorder.begin_turn("build")
+    recorder.add_block(ToolUseBlock("c1", "read_file", '{"path": "out.txt"}'))
+    await call(WriteFile(), tctx, path="out.txt", content="x\n")
+    recorder.finish_turn("stop", {}, None)
+    shown = await undo_last(store, recorder, workspace, answers(True)[0])
+    assert not any("shell commands ran" in line for line in shown)
+
+
 async def test_rewind_across_three_turns_restores_files_and_conversation(
         store: Store, recorder: StoreRecorder, tctx: ToolContext, workspace: Path) -> None:
     for n in (1, 2, 3):

@@ -121,16 +121,18 @@ def test_a_missing_file_is_one_line(fake_provider: FakeProvider, workspace: Path
     assert len(result.stderr.splitlines()) == 1
 
 
-def test_a_model_without_vision_is_one_clear_line(fake_provider: FakeProvider,
-                                                  shot: Path) -> None:
+def test_a_model_without_vision_is_one_clear_line_and_an_answer(fake_provider: FakeProvider,
+                                                                 shot: Path) -> None:
+    """An unknown model's provider refusing the image: asked once more with a note
+    (images.vision; before, the turn ended with the error line)."""
     fake_provider.queue(ErrorReply(400, message="Invalid content type. image_url is only "
-                                   "supported by certain models."))
+                                   "supported by certain models."), Reply(text="No image."))
     result = run_ai("-m", "openai/x", "--api-base", fake_provider.url, "-i", str(shot), "hm")
-    assert result.returncode == 1
+    assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     assert len(lines) == 1
-    assert "did not take the image (a model without vision" in lines[0]
-    assert lines[0].startswith("ai: ")
+    assert lines[0].startswith("openai/x refused the image(s)")
+    assert PNG_B64 not in json.dumps(fake_provider.requests[1].body)
 
 
 def test_resume_resends_the_image_from_the_data_dir(fake_provider: FakeProvider, shot: Path,
@@ -189,5 +191,8 @@ def test_read_file_of_an_image_in_the_workspace_sends_the_image(
     assert inside_result[1] == f"[image shot.png: image/png, {len(PNG)} bytes]"
     assert "binary file" in outside_result[1]  # outside the workspace: not sent as one
     user = fake_provider.requests[1].body["messages"][-1]["content"]
-    images = [part for part in user if part["type"] == "image"]
+    images = [inner for part in user if part["type"] == "tool_result"
+              and isinstance(part["content"], list)
+              for inner in part["content"] if inner["type"] == "image"]
     assert [part["source"]["data"] for part in images] == [PNG_B64]  # once: the inside one
+    assert user[0]["tool_use_id"] == "r1" and user[0]["content"][1] == images[0]  # in its result

@@ -314,7 +314,9 @@ def test_mcp_list_exits_1_when_a_server_fails_and_lists_the_rest(workspace: Path
     assert (result.returncode, result.stderr) == (0, "")
 
 
-@pytest.mark.parametrize("model", ["openai/x", "anthropic/claude-x"])
+# unknown models (sent), and ones the model table knows take images (issue #31)
+@pytest.mark.parametrize("model", ["openai/x", "anthropic/claude-x", "openai/gpt-4o-mini",
+                                   "anthropic/claude-sonnet-4-5"])
 def test_an_image_from_a_tool_reaches_the_model_as_an_image(
         fake_provider: FakeProvider, workspace: Path, isolated: Path, model: str) -> None:
     from tests.mcp.testserver import PNG
@@ -329,6 +331,10 @@ def test_an_image_from_a_tool_reaches_the_model_as_an_image(
     assert "[image returned by the tool: image/png" in content
     sent = json.dumps(fake_provider.requests[1].body["messages"][-1])
     assert png in sent  # the image itself, after the result
+    if model.startswith("anthropic/"):  # inside its tool_result
+        (result_block,) = [b for b in fake_provider.requests[1].body["messages"][-1]["content"]
+                           if b["type"] == "tool_result"]
+        assert png in json.dumps(result_block["content"])
     assert png not in json.dumps(fake_provider.requests[0].body)
     result = run_ai(*args, "-c", "and now?", cwd=workspace)  # resumed: sent again
     assert result.returncode == 0, result.stderr

@@ -43,7 +43,7 @@ def _repl_with_litellm_loading(spawn_ai: object, env: dict[str, str],
     child.expect("swebash>")
     for _ in range(600):
         trace = marks / "trace"
-        if trace.exists() and "pydantic" in trace.read_text():
+        if trace.exists() and "markdown_it" in trace.read_text():
             break
         time.sleep(0.05)
     time.sleep(0.5)  # the markdown warm-up after it; then ``litellm`` is next

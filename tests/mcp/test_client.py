@@ -33,7 +33,7 @@ async def started(servers: dict[str, McpServerSettings], workspace: Path
 async def call(registry: ToolRegistry, name: str, workspace: Path, **arguments: Any) -> Any:
     tool = registry.get(name)
     assert tool is not None, registry.names()
-    return await tool.run(tool.Args.model_validate(arguments), ToolContext(workspace))
+    return await tool.run(tool.Args.parse(arguments), ToolContext(workspace))
 
 
 async def test_stdio_server_tools_are_offered_and_called(workspace: Path) -> None:

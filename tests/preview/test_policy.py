@@ -19,7 +19,7 @@ from tests.preview.conftest import needs_overlay
 
 
 def pending(tool: Any, **args: Any) -> PendingCall:
-    parsed = tool.Args.model_validate(args)
+    parsed = tool.Args.parse(args)
     return PendingCall(ToolUseBlock("c1", tool.name, "{}"), tool, parsed,
                        tool.preview(parsed, ToolContext(workspace=Path.cwd())))
 

@@ -18,8 +18,8 @@ from swebash_py.ui.question import PROMPT, question_renderable
 
 def render_write(workspace: Path, content: str, height: int) -> list[str]:
     tool = WriteFile()
-    args = tool.Args.model_validate({"path": "notes/todo.md", "content": content})
-    pending = PendingCall(ToolUseBlock("w", "write_file", json.dumps(args.model_dump())),
+    args = tool.Args.parse({"path": "notes/todo.md", "content": content})
+    pending = PendingCall(ToolUseBlock("w", "write_file", json.dumps(args.to_dict())),
                           tool, args, tool.preview(args, ToolContext(workspace=workspace)))
     out = io.StringIO()
     console = Console(file=out, width=80, height=height, color_system=None)

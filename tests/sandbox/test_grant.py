@@ -21,7 +21,7 @@ from swebash_py.tools.command import RunCommand
 
 def pending(workspace: Path, command: str, **extra: Any) -> PendingCall:
     tool = RunCommand()
-    args = tool.Args.model_validate({"command": command, **extra})
+    args = tool.Args.parse({"command": command, **extra})
     preview = tool.preview(args, ToolContext(workspace=workspace))
     return PendingCall(ToolUseBlock("c1", "run_command", "{}"), tool, args, preview)
 

@@ -163,7 +163,7 @@ WRITERS = {
 
 def _run(workspace: Path, command: str) -> str:
     ctx = ToolContext(workspace=workspace, grant="write")
-    args = RunCommand.Args.model_validate({"command": command})
+    args = RunCommand.Args.parse({"command": command})
     return asyncio.run(RunCommand().run(args, ctx)).output
 
 

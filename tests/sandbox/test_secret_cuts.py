@@ -80,7 +80,7 @@ def test_capture_cut_leaves_no_piece(secret_env: None, monkeypatch: pytest.Monke
 async def test_run_command_result_has_no_piece(secret_env: None, workspace: Path) -> None:
     (workspace / "out.txt").write_text(straddling(HALF, HALF))
     ctx = ToolContext(workspace=workspace, grant="host", max_output_chars=1_000)
-    result = await RunCommand().run(RunCommand.Args.model_validate(
+    result = await RunCommand().run(RunCommand.Args.parse(
         {"command": "cat out.txt"}), ctx)
     assert "cut from the middle" in result.output
     assert pieces(redact_result(result).output) == []
@@ -118,16 +118,16 @@ async def test_background_read_inside_a_value_waits_for_the_rest(
     command = (f"printf 'start {SECRET[:12]}'; while [ ! -e go ]; do sleep 0.02; done; "
                f"printf '{SECRET[12:]} end'")
     ctx = ToolContext(workspace=workspace, jobs=jobs, grant="host")
-    started = await RunCommand().run(RunCommand.Args.model_validate(
+    started = await RunCommand().run(RunCommand.Args.parse(
         {"command": command, "background": True}), ctx)
     job = jobs.get(started.metadata["id"])
     assert job is not None
     assert await asyncio.to_thread(wait_until, lambda: job.fresh.total >= 18)
-    first = await CommandOutput().run(CommandOutput.Args.model_validate({"id": job.id}), ctx)
+    first = await CommandOutput().run(CommandOutput.Args.parse({"id": job.id}), ctx)
     assert "start" in first.output
     assert (pieces(first.output) == []) is hold
     (workspace / "go").touch()
-    second = await CommandOutput().run(CommandOutput.Args.model_validate(
+    second = await CommandOutput().run(CommandOutput.Args.parse(
         {"id": job.id, "wait": 30}), ctx)
     both = redact(first.output) + redact(second.output)
     if hold:
@@ -177,7 +177,7 @@ async def test_fetched_page_is_redacted_before_its_cut(
     try:
         tool = fetch.WebFetch()
         ctx = ToolContext(workspace=workspace, max_output_chars=1_000)
-        args = tool.Args.model_validate({"url": f"http://127.0.0.1:{server.server_address[1]}/"})
+        args = tool.Args.parse({"url": f"http://127.0.0.1:{server.server_address[1]}/"})
         tool.preview(args, ctx)  # resolves and pins the host, as the question does
         _Page.body = b"BEGIN"
         header = (await tool.run(args, ctx)).output.index("BEGIN")  # the lines before the page

@@ -144,10 +144,10 @@ def test_background_command_is_filtered_too(servers: list[tuple[str, str]],
                                             workspace: Path) -> None:
     async def go() -> str:
         ctx = ToolContext(workspace=workspace, jobs=JobTable(), grant="write")
-        started = await RunCommand().run(RunCommand.Args.model_validate(
+        started = await RunCommand().run(RunCommand.Args.parse(
             {"command": shlex.join(client(servers)), "background": True}), ctx)
         job_id = started.metadata["id"]
-        result = await CommandOutput().run(CommandOutput.Args.model_validate(
+        result = await CommandOutput().run(CommandOutput.Args.parse(
             {"id": job_id, "wait": 30}), ctx)
         return result.output
 

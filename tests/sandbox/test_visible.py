@@ -28,7 +28,7 @@ def test_controls_escapes_and_invisibles_are_spelled_out() -> None:
 
 def render_question(command: str, workspace: Path) -> str:
     tool = RunCommand()
-    args = tool.Args.model_validate({"command": command})
+    args = tool.Args.parse({"command": command})
     pending = PendingCall(ToolUseBlock("c", "run_command", "{}"), tool, args,
                           tool.preview(args, ToolContext(workspace=workspace)))
     out = io.StringIO()

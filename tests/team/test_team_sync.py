@@ -14,6 +14,7 @@ from swebash_py.engine.messages import TextBlock, ToolResultBlock
 from swebash_py.store import Store
 from swebash_py.team.host import current_host
 from swebash_py.team.outbox import Outbox
+from swebash_py.team.server_schema import SCHEMA_VERSION
 from swebash_py.team.uploader import drain, open_checked, upload_batch
 from tests.e2e.conftest import AI, ai_env
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
@@ -30,7 +31,7 @@ def test_owner_run_creates_the_schema_and_grants_the_client_role(
     owner = HostDir(tmp_path, "owner", team_db.owner_url)
     done = owner.ai("sync")
     assert done.returncode == 0, done.stderr
-    assert team_db.sql("SELECT MAX(version) FROM schema_migrations") == "1"
+    assert team_db.sql("SELECT MAX(version) FROM schema_migrations") == str(SCHEMA_VERSION)
     grants = team_db.sql("SELECT string_agg(DISTINCT privilege_type, ',' ORDER BY"
                          " privilege_type) FROM information_schema.role_table_grants"
                          " WHERE grantee = 'swebash_client' AND table_name = 'audit'")

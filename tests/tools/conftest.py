@@ -22,7 +22,7 @@ def ctx(workspace: Path) -> ToolContext:
 
 async def call(tool: Tool[Any], ctx: ToolContext, **arguments: Any) -> ToolResult:
     """Validate ``arguments`` as the executor does, then run the tool."""
-    return await tool.run(tool.Args.model_validate(arguments), ctx)
+    return await tool.run(tool.Args.parse(arguments), ctx)
 
 
 def alive(pid: int) -> bool:

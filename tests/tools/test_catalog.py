@@ -67,7 +67,7 @@ async def test_a_lazy_tool_runs_its_class(tmp_path: object) -> None:
     assert isinstance(tmp_path, Path)
     (tmp_path / "a.txt").write_text("hello\n")
     read = default_tools(Settings())[0]
-    args = read.Args.model_validate({"path": "a.txt"})
+    args = read.Args.parse({"path": "a.txt"})
     result = await read.run(args, ToolContext(workspace=tmp_path))
     assert "hello" in result.output and not result.is_error
 

@@ -17,7 +17,7 @@ from tests.tools.webpages import BIG, Site
 
 async def fetch(tool: WebFetch, ctx: ToolContext, url: str) -> ToolResult:
     """Preview (the approval question resolves and pins the host), then run."""
-    args = tool.Args.model_validate({"url": url})
+    args = tool.Args.parse({"url": url})
     tool.preview(args, ctx)
     return await tool.run(args, ctx)
 
@@ -80,7 +80,7 @@ async def test_private_address_is_refused_without_the_question(site: Site,
     """Run without a preview (no question was asked): a loopback host is refused."""
     tool = WebFetch()
     with pytest.raises(ToolFailed, match="needs the user's approval"):
-        await tool.run(tool.Args.model_validate({"url": site.url + "/page.html"}), ctx)
+        await tool.run(tool.Args.parse({"url": site.url + "/page.html"}), ctx)
     assert site.hits == []
 
 
@@ -104,7 +104,7 @@ async def test_the_host_is_resolved_once_and_pinned(site: Site, ctx: ToolContext
 def test_a_private_address_asks_even_in_yolo_and_with_an_allow_rule(
         ctx: ToolContext, workspace: Path) -> None:
     tool = WebFetch()
-    args = tool.Args.model_validate({"url": "http://127.0.0.1:9/"})
+    args = tool.Args.parse({"url": "http://127.0.0.1:9/"})
     preview = tool.preview(args, ctx)
     assert preview.must_ask and any("loopback" in w for w in preview.warnings)
     rules = RuleSet.from_lists(["web_fetch"])
@@ -114,7 +114,7 @@ def test_a_private_address_asks_even_in_yolo_and_with_an_allow_rule(
     assert suggest_rule(WebFetch.traits(), {"url": args.url}, preview, workspace) is None
     # the twin: a public address follows the mode and the rules
     public = WebFetch(resolver=lambda _h, _p: ["93.184.216.34"])
-    pub_preview = public.preview(public.Args.model_validate({"url": "http://example.test/"}), ctx)
+    pub_preview = public.preview(public.Args.parse({"url": "http://example.test/"}), ctx)
     assert not pub_preview.must_ask
     assert decide(WebFetch.traits(), {}, pub_preview, "yolo", RuleSet(), workspace).action == \
         "allow"
@@ -146,8 +146,8 @@ async def test_two_fetches_of_one_host_each_connect_where_their_own_check_looked
         return httpx.Response(200, text="ok", headers={"content-type": "text/plain"})
 
     tool = WebFetch(resolver=lambda _h, _p: next(answers), transport=httpx.MockTransport(record))
-    first = tool.Args.model_validate({"url": "http://rebind.test/a"})
-    second = tool.Args.model_validate({"url": "http://rebind.test/b"})
+    first = tool.Args.parse({"url": "http://rebind.test/a"})
+    second = tool.Args.parse({"url": "http://rebind.test/b"})
     assert not tool.preview(first, ctx).must_ask  # public: judged by the mode
     assert tool.preview(second, ctx).must_ask  # loopback: asks, saying so
     await tool.run(first, ctx)
@@ -164,7 +164,7 @@ async def test_a_second_run_of_one_call_resolves_afresh(ctx: ToolContext) -> Non
     answers = iter([["93.184.216.34"], ["127.0.0.1"]])
     tool = WebFetch(resolver=lambda _h, _p: next(answers), transport=httpx.MockTransport(
         lambda r: httpx.Response(200, text="ok", headers={"content-type": "text/plain"})))
-    args = tool.Args.model_validate({"url": "http://rebind.test/"})
+    args = tool.Args.parse({"url": "http://rebind.test/"})
     tool.preview(args, ctx)
     assert not (await tool.run(args, ctx)).is_error
     with pytest.raises(ToolFailed, match="needs the user's approval"):

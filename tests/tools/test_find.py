@@ -89,9 +89,9 @@ async def test_no_match_and_missing_directory(workspace: Path, ctx: ToolContext)
 
 def test_outside_the_workspace_is_flagged(workspace: Path, ctx: ToolContext) -> None:
     tool = FindFiles()
-    assert tool.preview(tool.Args.model_validate({"pattern": "*", "path": "/etc"}),
+    assert tool.preview(tool.Args.parse({"pattern": "*", "path": "/etc"}),
                         ctx).outside
-    assert not tool.preview(tool.Args.model_validate({"pattern": "*"}), ctx).outside
+    assert not tool.preview(tool.Args.parse({"pattern": "*"}), ctx).outside
 
 
 # -- the per-entry policy at any depth (issue #28 item 7: cheap, exactly as strict) --

@@ -14,6 +14,7 @@ import pytest
 
 from swebash_py.config.settings import WebSearchSettings
 from swebash_py.errors import ToolFailed
+from swebash_py.tools.args import ArgsError
 from swebash_py.tools.base import ToolContext
 from swebash_py.tools.web import (
     BraveBackend,
@@ -212,8 +213,8 @@ async def test_max_results_default_and_cap(ctx: ToolContext) -> None:
     assert (await call(tool, ctx, query="a")).metadata["results"] == 3
     await call(tool, ctx, query="b", max_results=50)
     assert fake.asked == [("a", 3), ("b", 10)]
-    with pytest.raises(ValueError, match="at most 500"):
-        WebSearch.Args.model_validate({"query": "x" * 501})
+    with pytest.raises(ArgsError, match="query: expected string of length <= 500"):
+        WebSearch.Args.parse({"query": "x" * 501})
     empty = WebSearch(backend=type("E", (), {"name": "e", "search": _no_hits})())
     assert "No results" in (await call(empty, ctx, query="zzz")).output
 

@@ -1,10 +1,12 @@
 """Images attached to a question (``-i/--image FILE``, ``@shot.png`` in the REPL:
-found by ``repl.mentions``).
+found by ``repl.mentions``) or returned by a tool (``read_file`` of an image, an MCP
+tool's image: ``from_data``). Which requests carry them: ``images.vision``.
 
 An image is read, its type told from its first bytes (png, jpeg, gif, webp),
 downscaled with Pillow (imported only then) when it is larger than providers
-take, and kept content-addressed in ``<data dir>/images/<sha256>.<ext>``: the
-session store keeps only that name, and resuming reads the file back.
+take (bytes, or pixels a side: ``images.size``), and kept content-addressed in
+``<data dir>/images/<sha256>.<ext>``: the session store keeps only that name, and
+resuming reads the file back.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from swebash_py.errors import ImageError, install_extra
 
 MAX_BYTES = 3_750_000  # Anthropic takes 5 MB of base64 per image: 3.75 MB of bytes
 MAX_SIDE = 8000  # pixels; Anthropic refuses larger
-FIT_SIDE = 2048  # a downscaled image's longer side
+FIT_SIDE = 2000  # a downscaled image's longer side (Anthropic's cap when a request has many)
 MAX_INPUT_BYTES = 50_000_000  # not even worth decoding past this
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
               "image/webp": "webp"}
@@ -67,9 +69,7 @@ def attach(path: Path | str) -> ImageBlock:
     media_type = sniff(data)
     if media_type is None:
         raise ImageError(f"cannot attach {shown}: not a png, jpeg, gif or webp image")
-    if len(data) > MAX_BYTES:
-        data, media_type = downscale(data, Path(shown))
-    return store(data, media_type)
+    return store(*fitted(data, media_type, shown))
 
 
 def from_data(data: bytes, source: str) -> ImageBlock:
@@ -80,27 +80,31 @@ def from_data(data: bytes, source: str) -> ImageBlock:
     media_type = sniff(data)
     if media_type is None:
         raise ImageError(f"cannot attach {source}: not a png, jpeg, gif or webp image")
+    return store(*fitted(data, media_type, source))
+
+
+def fitted(data: bytes, media_type: str, shown: str) -> tuple[bytes, str]:
+    """``data`` within what providers take, in bytes and in pixels a side (a copy
+    downscaled with Pillow when not; ImageError naming the extra without it)."""
+    from swebash_py.images.size import dimensions
+
+    size = dimensions(data, media_type)
+    if size is not None and max(size) > MAX_SIDE:
+        return downscale(data, Path(shown), f"{size[0]}x{size[1]} pixels is over the "
+                                            f"{MAX_SIDE} a side providers take")
     if len(data) > MAX_BYTES:
-        data, media_type = downscale(data, Path(source))
-    return store(data, media_type)
+        return downscale(data, Path(shown))
+    return data, media_type
 
 
-def accepts_images(model: str) -> bool:
-    """Whether ``model`` takes images: the model table says so, or does not know
-    the model (then it is sent, as ``-i`` does, and a refusal is explained)."""
-    from swebash_py.engine.modelinfo import model_entry
-
-    entry = model_entry(model)
-    return entry is None or entry.get("supports_vision") is True
-
-
-def downscale(data: bytes, path: Path) -> tuple[bytes, str]:
-    """A smaller copy that fits ``MAX_BYTES`` (png stays png when it can; else jpeg)."""
+def downscale(data: bytes, path: Path, why: str | None = None) -> tuple[bytes, str]:
+    """A smaller copy that fits ``MAX_BYTES`` and ``FIT_SIDE`` (png stays png when it
+    can; else jpeg); ``why`` it is needed goes into the error without Pillow."""
+    why = why or f"{len(data) / 1e6:.1f} MB is over the {MAX_BYTES / 1e6:.2f} MB providers take"
     try:
         from PIL import Image
     except ImportError as exc:  # an optional part: the [images] extra
-        raise ImageError(f"cannot attach {path}: {len(data) / 1e6:.1f} MB is over the "
-                         f"{MAX_BYTES / 1e6:.2f} MB providers take, and making it smaller "
+        raise ImageError(f"cannot attach {path}: {why}, and making it smaller "
                          f"needs Pillow, the [images] extra: {install_extra('images')}"
                          ) from exc
     try:
@@ -132,14 +136,16 @@ def store(data: bytes, media_type: str) -> ImageBlock:
     return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"))
 
 
-def load(media_type: str, digest: str) -> ImageBlock | TextBlock:
-    """The stored image as a block; a text note when its file is gone."""
+def load(media_type: str, digest: str, call_id: str | None = None) -> ImageBlock | TextBlock:
+    """The stored image as a block (``call_id``: the tool call that returned it);
+    a text note when its file is gone."""
     name = f"{digest}.{EXTENSIONS.get(media_type, 'bin')}"
     try:
         data = (images_dir() / name).read_bytes()
     except OSError:
         return TextBlock(f"[an image was attached here; its file {name} is gone]")
-    return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"))
+    return ImageBlock(media_type, digest, base64.b64encode(data).decode("ascii"),
+                      call_id=call_id)
 
 
 def placeholder(block: ImageBlock) -> str:
