@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import stat
@@ -11,10 +12,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.policy import decide
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.errors import ToolFailed
 from swebash_py.tools.base import Preview, ToolContext
 from swebash_py.tools.edit import EditFile, WriteFile, WriteFileArgs
+from swebash_py.tools.registry import builtin_traits
+from swebash_py.ui.question import question_renderable
 from tests.tools.conftest import call
 
 
@@ -168,7 +176,8 @@ def test_outside_and_hard_link_previews(workspace: Path, ctx: ToolContext, tmp_p
 @pytest.fixture
 def as_nobody() -> Iterator[Path]:
     """A workspace nobody can enter and write, and this thread acting as nobody
-    (root reads every file: the permission denial has to be real)."""
+    (root reads every file: the permission denial has to be real). What the test
+    uses is imported before (the checkout may not be readable by nobody)."""
     if os.geteuid() != 0:
         pytest.skip("switching the effective user needs root")
     folder = Path(tempfile.mkdtemp(prefix="swebash-unreadable-"))
@@ -184,15 +193,9 @@ def as_nobody() -> Iterator[Path]:
 
 
 def _question(preview: Preview, args: WriteFileArgs) -> list[str]:
-    from rich.console import Console
-
-    from swebash_py.approvals.decision import PendingCall, Verdict
-    from swebash_py.engine.messages import ToolUseBlock
-    from swebash_py.ui.question import question_renderable
-
     tool = WriteFile()
-    pending = PendingCall(ToolUseBlock("w", "write_file", args.model_dump_json()), tool, args,
-                          preview)
+    pending = PendingCall(ToolUseBlock("w", "write_file", json.dumps(args.to_dict())), tool,
+                          args, preview)
     out = io.StringIO()
     Console(file=out, width=100, height=40, color_system=None).print(
         question_renderable(pending, Verdict("ask"), None))
@@ -232,9 +235,5 @@ def test_twin_the_same_file_readable_shows_a_diff_and_a_missing_one_is_new(
 
 def _decided(preview: Preview, args: WriteFileArgs, workspace: Path) -> str:
     """What auto-edit mode does with the call (no rules)."""
-    from swebash_py.approvals.policy import decide
-    from swebash_py.approvals.rules import RuleSet
-    from swebash_py.tools.registry import builtin_traits
-
-    return decide(builtin_traits()["write_file"], args.model_dump(), preview, "auto-edit",
+    return decide(builtin_traits()["write_file"], args.to_dict(), preview, "auto-edit",
                   RuleSet.from_lists([], []), workspace).action
