@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures.thread  # noqa: F401  (asyncio.to_thread's: loaded before acting as nobody)
 import io
 import json
 import os
@@ -237,3 +238,20 @@ def _decided(preview: Preview, args: WriteFileArgs, workspace: Path) -> str:
     """What auto-edit mode does with the call (no rules)."""
     return decide(builtin_traits()["write_file"], args.to_dict(), preview, "auto-edit",
                   RuleSet.from_lists([], []), workspace).action
+
+
+async def test_approved_write_over_an_unreadable_file_replaces_it_and_says_so(
+        as_nobody: Path) -> None:
+    """After the question: the write goes ahead (nothing to checkpoint here) and the
+    result says what it replaced, not "Created"."""
+    locked = as_nobody / "locked.txt"
+    locked.write_text("old\n")
+    locked.chmod(0o200)
+    result = await call(WriteFile(), ToolContext(workspace=as_nobody), path="locked.txt",
+                        content="new\n")
+    assert result.output == "Replaced locked.txt, which could not be read (1 lines; no diff)"
+    os.seteuid(0)
+    try:
+        assert locked.read_text() == "new\n"
+    finally:
+        os.seteuid(65534)
