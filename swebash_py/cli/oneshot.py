@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal, Protocol, TextIO
 
@@ -139,8 +140,19 @@ def _make_renderer(invocation: Invocation, settings: Settings) -> Renderer:
     # stderr, so `ai "q" > answer.md` holds only the answer. On a terminal the
     # working indicator turns from the question on (render.waiting), rich or not yet.
     usage = settings.ui.usage
-    return LateRenderer(lambda: _rendered(usage), warmup.wait, begin=warmup.go_when_waiting,
+    return LateRenderer(lambda: _rendered(usage), warmup.wait, begin=_go_for(settings),
                         spinner=True)
+
+
+def _go_for(settings: Settings) -> Callable[[], None]:
+    """When the warm-up may begin: once the direct transport has sent the request
+    (it says so), else (litellm sends it) when the turn first waits."""
+    from swebash_py.front import warmup
+    from swebash_py.provider.routing import route
+
+    if route(settings.resolved_model, settings.api_base, settings.backend).backend == "litellm":
+        return warmup.go_when_waiting
+    return warmup.go_when_sent
 
 
 def _rendered(show_usage: bool) -> Renderer:

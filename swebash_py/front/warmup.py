@@ -152,6 +152,14 @@ def go_when_waiting() -> None:
     asyncio.get_running_loop().call_soon(_WARMUP.go)
 
 
+def go_when_sent() -> None:
+    """``go`` once the direct transport has written the request (``provider.sent``):
+    the loop's first wait may be the connect, with the request still to write."""
+    from swebash_py.provider import sent
+
+    sent.on_next(_WARMUP.go)
+
+
 def add(*work: str | Callable[[], object]) -> None:
     """More to load once the first batch is in (nothing if no warm-up was started)."""
     _WARMUP.add(*work)

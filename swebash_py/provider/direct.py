@@ -151,6 +151,7 @@ class DirectBackend:
         if self._client is not None:
             from swebash_py.provider import httpx_transport
 
+            _sent_at_first_wait()
             return httpx_transport.post(self._client, target.url, target.headers, target.body,
                                         timeouts)
         loop = asyncio.get_running_loop()
@@ -165,6 +166,7 @@ class DirectBackend:
         tls = not target.url.startswith("http://")
         if tls not in self._own:
             self._own[tls] = httpx_transport.new_client(tls)
+        _sent_at_first_wait()
         return httpx_transport.post(self._own[tls], target.url, target.headers, target.body,
                                     timeouts)
 
@@ -279,3 +281,11 @@ def _is_context_error(response: Response) -> bool:
 def parse_retry_after(headers: dict[str, str]) -> float | None:
     """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or date)."""
     return retry_after_seconds(headers)
+
+
+def _sent_at_first_wait() -> None:
+    """httpx writes the request inside its own calls, with no word when it is out:
+    ``provider.sent`` is told when the turn first waits (the connect, or the answer)."""
+    from swebash_py.provider import sent
+
+    asyncio.get_running_loop().call_soon(sent.notify)

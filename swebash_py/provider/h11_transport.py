@@ -26,6 +26,7 @@ from urllib.parse import SplitResult
 import h11
 
 from swebash_py import __version__
+from swebash_py.provider import sent
 from swebash_py.provider.http_reply import (
     ConnectError,
     ConnectTimeout,
@@ -110,6 +111,7 @@ class Connection:
             raise WriteTimeout("timed out sending the request") from None
         except OSError as exc:
             raise _Disconnected(str(exc) or type(exc).__name__) from exc
+        sent.notify()  # the warm-up may take the GIL now (provider.sent)
 
     async def next_event(self, timeout: float | None) -> object:
         """The next response event, reading as needed (each read within ``timeout``)."""

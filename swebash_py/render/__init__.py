@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+import sys
+from typing import IO, TYPE_CHECKING, Any
 
 from swebash_py.render.jsonl import JsonRenderer
 from swebash_py.text.sanitize import neutralize
@@ -40,22 +42,42 @@ def make_renderer(
     plain. ``NO_COLOR`` keeps the rendered layout and drops only colour (rich's
     console honours it), as no-color.org asks. ``options`` go to the chosen class (``show_usage``,
     ``thinking``, ``status``, ...); options one class does not know are dropped.
-    ``status_to_stderr``: plain output's status lines go to a console on stderr
-    (made only when plain output is chosen).
+    ``status_to_stderr``: plain output's status lines go to stderr.
+    Without a console, stdout that is plainly no terminal (``_piped``) gets the
+    plain renderer without rich being imported at all; any other case is rich's
+    ``Console`` to decide.
     """
+    if console is None and plain is not False and _piped():
+        return _plain(sys.stdout, status_to_stderr, options)
     from rich.console import Console
 
     console = console or Console()
     if plain is None:
         plain = not console.is_terminal or console.is_dumb_terminal
     if plain:
-        from swebash_py.render.plain import PlainRenderer
-
-        if status_to_stderr:
-            options.setdefault("status", Console(stderr=True))
-        known = {"status", "result_lines"}  # no usage line in a pipe (the contract)
-        return PlainRenderer(console, **{k: v for k, v in options.items() if k in known})
+        return _plain(console.file, status_to_stderr, options)
     options.pop("status", None)
     from swebash_py.render.console import Renderer
 
     return Renderer(console, **options)
+
+
+def _plain(out: IO[str], status_to_stderr: bool, options: dict[str, Any]) -> PlainRenderer:
+    from swebash_py.render.plain import PlainRenderer
+
+    if status_to_stderr:
+        options.setdefault("status", sys.stderr)
+    known = {"status", "result_lines"}  # no usage line in a pipe (the contract)
+    return PlainRenderer(out, **{k: v for k, v in options.items() if k in known})
+
+
+def _piped() -> bool:
+    """Whether stdout is surely not a terminal: no environment variable that rich
+    reads to force one (``FORCE_COLOR``, ``TTY_COMPATIBLE``, ``TTY_INTERACTIVE``)
+    and ``isatty`` false. Doubtful cases return False: rich decides them."""
+    if any(name in os.environ for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")):
+        return False
+    try:
+        return not sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed, or replaced by an object without it
+        return False

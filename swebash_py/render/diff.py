@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 
-from swebash_py.text.excerpt import head_tail
-from swebash_py.text.sanitize import neutralize
+from swebash_py.render.words import diff_lines, hidden_text, looks_like_diff, output_lines
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+__all__ = ["DIFF_STYLES", "hidden_line", "looks_like_diff", "render_diff", "render_lines"]
 
 DIFF_STYLES = {
     "+": "green",
@@ -17,11 +14,6 @@ DIFF_STYLES = {
     "@": "cyan",
     "header": "bold",
 }
-
-
-def looks_like_diff(text: str | None) -> bool:
-    """True for unified-diff text (a ``@@ -a,b +c,d @@`` hunk header is required)."""
-    return bool(text) and _HUNK.search(text or "") is not None
 
 
 def _line_style(line: str) -> str | None:
@@ -37,13 +29,12 @@ def _line_style(line: str) -> str | None:
 
 
 def hidden_line(count: int, indent: str = "  ") -> Text:
-    return Text(f"{indent}… {count} lines hidden …", style="dim italic")
+    return Text(hidden_text(count, indent), style="dim italic")
 
 
 def render_diff(diff: str, *, max_lines: int = 60, indent: str = "  ") -> Text:
     """A unified diff as coloured ``Text`` (+ green, - red, @@ cyan), truncated."""
-    lines = neutralize(diff).rstrip("\n").split("\n")
-    head, hidden, tail = head_tail(lines, max_lines)
+    head, hidden, tail = diff_lines(diff, max_lines)
     out = Text()
     for line in head:
         out.append_text(_diff_line(line, indent))
@@ -67,13 +58,9 @@ def render_lines(body: str, *, max_lines: int = 8, indent: str = "  ", style: st
                  cut_lines: int = 0) -> Text:
     """Untrusted output as dim indented lines, first/last lines around a hidden
     count (``cut_lines``: lines already cut from the middle of ``body``)."""
-    lines = neutralize(body).rstrip("\n").split("\n")
-    if lines == [""]:
+    head, hidden, tail = output_lines(body, max_lines, cut_lines)
+    if not (head or hidden or tail):
         return Text()
-    head, hidden, tail = head_tail(lines, max_lines)
-    if cut_lines and not hidden:
-        head, tail = lines[:(len(lines) + 1) // 2], lines[(len(lines) + 1) // 2:]
-    hidden += cut_lines
     out = Text()
     for line in head:
         out.append(indent + line + "\n", style=style)

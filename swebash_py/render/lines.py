@@ -7,13 +7,10 @@ from rich.text import Text
 from swebash_py.render.tools_view import ToolState
 from swebash_py.render.transcript import UsageTally
 from swebash_py.render.waiting import wait_text
+from swebash_py.render.words import error_text, notice_text, preview_text, stop_note
 from swebash_py.text.sanitize import neutralize, one_line
 
 _THINK_STYLE = "dim italic"
-_STOP_NOTES = {
-    "length": "(the answer was cut off: the model hit its output token limit)",
-    "max_iterations": "(stopped: too many tool rounds in one turn)",
-}
 
 
 def thinking_line(text: str, seconds: float | None, *, full: bool) -> Text:
@@ -31,26 +28,18 @@ def thinking_line(text: str, seconds: float | None, *, full: bool) -> Text:
 
 
 def notice_line(message: str) -> Text:
-    return Text(one_line(message, 500), style="dim")
+    return Text(notice_text(message), style="dim")
 
 
 def preview_lines(outcome: str, summary: str, *, full: bool) -> Text | None:
     """A command preview's outcome: its change list in plain output, one line live
     (the question showed the list)."""
-    if outcome == "no-changes":
-        return None
-    head = {"applied": "changes applied", "discarded": "changes discarded",
-            "over-bound": "preview stopped at its bound"}.get(outcome, outcome)
-    lines = summary.splitlines()
-    if not full:
-        return Text(f"preview: {head} ({one_line(lines[0] if lines else '', 200)})",
-                    style="dim")
-    body = "\n".join(neutralize(line)[:500] for line in lines)
-    return Text(f"preview: {head}\n{body}", style="dim")
+    text = preview_text(outcome, summary, full=full)
+    return Text(text, style="dim") if text is not None else None
 
 
 def error_line(message: str) -> Text:
-    return Text("Error: " + one_line(message, 500), style="red")
+    return Text(error_text(message), style="red")
 
 
 def usage_line(usage: UsageTally) -> Text | None:
@@ -72,5 +61,5 @@ def cancelled_line(state: ToolState, now: float) -> Text:
 
 
 def stop_reason_line(reason: str) -> Text | None:
-    note = _STOP_NOTES.get(reason)
+    note = stop_note(reason)
     return Text(note, style="dim") if note else None

@@ -4,16 +4,18 @@ Answer text is written chunk by chunk (no markdown rendering, no live region),
 neutralized (no escape sequences or control characters but newline and tab),
 plus one final newline if it lacks one. Thinking is not shown (a pipe
 wants the answer). Tool calls, results, approvals, notices and errors are short
-uncoloured lines, on ``status`` (the same console unless given, e.g. stderr).
+uncoloured lines, on ``status`` (the same stream unless given, e.g. stderr).
+
+Stdlib only: a piped one-shot never imports rich (start-up and memory a pipe
+does not use). The words come from ``render.words``, which the terminal
+renderer styles, so both say the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-from rich.console import Console
-from rich.text import Text
+from typing import IO
 
 from swebash_py.events import (
     ApprovalEvent,
@@ -26,27 +28,33 @@ from swebash_py.events import (
     TurnEvent,
     UsageEvent,
 )
-from swebash_py.render.lines import (
-    error_line,
-    notice_line,
-    preview_lines,
-    stop_reason_line,
-    usage_line,
+from swebash_py.render.transcript import UsageTally, command_failed
+from swebash_py.render.words import (
+    approval_text,
+    diff_lines,
+    error_text,
+    hidden_text,
+    looks_like_diff,
+    notice_text,
+    output_lines,
+    preview_text,
+    short_args,
+    shortened_note,
+    stop_note,
 )
-from swebash_py.render.tools_view import ToolState, approval_line, result_view, short_args
-from swebash_py.render.transcript import UsageTally
 from swebash_py.text.sanitize import StreamNeutralizer, one_line
+from swebash_py.text.truncate import split_cut
+
+INDENT = "  "
 
 
 class PlainRenderer:
-    """Renders the turn event stream without terminal tricks."""
+    """Renders the turn event stream without terminal tricks, to text streams."""
 
-    def __init__(
-        self, console: Console, *, status: Console | None = None, show_usage: bool = False,
-        result_lines: int = 8,
-    ) -> None:
-        self.console = console
-        self.status = status or console
+    def __init__(self, out: IO[str], *, status: IO[str] | None = None,
+                 show_usage: bool = False, result_lines: int = 8) -> None:
+        self.out = out
+        self.status = status or out
         self.show_usage = show_usage
         self._result_lines = result_lines
         self._at_line_start = True
@@ -63,52 +71,54 @@ class PlainRenderer:
                 self._write(self._clean.finish())
             self._on_stop(event)
         elif isinstance(event, ApprovalEvent):
-            self._line(approval_line(event, self._args.get(event.call_id, "")))
+            words = approval_text(event, self._args.get(event.call_id, ""))
+            self._line("".join(words) if words else None)
         elif isinstance(event, PreviewEvent):
-            self._line(preview_lines(event.outcome, event.summary, full=True))
+            self._line(preview_text(event.outcome, event.summary, full=True))
         elif isinstance(event, UsageEvent):
             self._usage.add(event)
         elif isinstance(event, Notice):
-            self._line(notice_line(event.message))
+            self._line(notice_text(event.message))
         elif isinstance(event, ErrorEvent):
-            self._line(error_line(event.message))
+            self._line(error_text(event.message))
         elif isinstance(event, TurnComplete):
             self.close()
-            self._line(stop_reason_line(event.stop_reason))
+            self._line(stop_note(event.stop_reason))
             if self.show_usage:  # never chosen for a pipe (make_renderer), kept for tests
-                self._line(usage_line(self._usage))
+                self._line(self._usage.line())
             self._usage = UsageTally()
 
     def _write(self, text: str) -> None:
         if text:
-            self.console.file.write(text)
-            self.console.file.flush()
+            self.out.write(text)
+            self.out.flush()
             self._at_line_start = text.endswith("\n")
 
     def _on_stop(self, event: BlockStop) -> None:
         call_id = event.call_id or f"#{event.index}"
         if event.kind == "tool_use" and event.is_error:
             return  # cut off before its arguments completed: it never runs
+        tool = one_line(event.tool or "tool", 80)  # the name comes from the model
         if event.kind == "tool_use":
-            args = short_args(event.tool or "tool", event.input)
+            args = short_args(tool, event.input)
             self._args[call_id] = args
-            self._line(Text(f"» {one_line(event.tool or 'tool', 80)}  {args}".rstrip()))
+            self._line(f"» {tool}  {args}".rstrip())
         elif event.kind == "tool_result":
-            state = ToolState(call_id, event.tool or "tool", 0.0, args=self._args.pop(call_id, ""))
-            state.status = "preparing"  # no timer in plain output
-            self._line(result_view(state, event.content, is_error=event.is_error,
-                                   display=event.display, now=0.0, max_lines=self._result_lines))
+            title = f"{tool}  {args}" if (args := self._args.pop(call_id, "")) else tool
+            self._line(result_text(title, event.content, is_error=event.is_error,
+                                   display=event.display, max_lines=self._result_lines))
 
-    def _line(self, text: Text | None) -> None:
+    def _line(self, text: str | None) -> None:
         if text is None:
             return
         self._end_line()
-        self.status.print(text, soft_wrap=True)
+        self.status.write(text + "\n")
+        self.status.flush()
 
     def _end_line(self) -> None:
         if not self._at_line_start:
-            self.console.file.write("\n")
-            self.console.file.flush()
+            self.out.write("\n")
+            self.out.flush()
             self._at_line_start = True
 
     def close(self) -> None:
@@ -119,3 +129,30 @@ class PlainRenderer:
     def suspend(self) -> Iterator[None]:
         self._end_line()
         yield
+
+
+def result_text(title: str, content: str, *, is_error: bool, display: str | None,
+                max_lines: int) -> str:
+    """What a finished tool leaves (``render.tools_view.result_view``'s words):
+    ``✓``/``✗``, the call, and its output's first and last lines."""
+    if not is_error and command_failed(content):  # ran, and exited non-zero
+        body = split_cut(display if display is not None else content)[0]
+        return _with_body(f"✗ {title}", output_lines(body or "", max_lines))
+    if is_error:
+        return f"✗ {title}  {one_line(content, 200) or 'failed'}"
+    body, cut = split_cut(display if display is not None else content)
+    shown = (diff_lines(body, 60) if looks_like_diff(body)
+             else output_lines(body or "", max_lines, cut))
+    text = _with_body(f"✓ {title}", shown)
+    model_cut = cut if display is None else split_cut(content)[1]
+    return f"{text}\n{INDENT}{shortened_note(model_cut)}" if model_cut else text
+
+
+def _with_body(head: str, parts: tuple[list[str], int, list[str]]) -> str:
+    shown, hidden, tail = parts
+    lines = [INDENT + line for line in shown]
+    if hidden:
+        lines.append(hidden_text(hidden, INDENT))
+    lines += [INDENT + line for line in tail]
+    body = "\n".join(lines).rstrip()
+    return f"{head}\n{body}" if body else head

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
@@ -14,29 +13,16 @@ from rich.text import Text
 from swebash_py.events import ApprovalEvent
 from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
 from swebash_py.render.transcript import command_failed
+from swebash_py.render.words import approval_text, shortened_note
+from swebash_py.render.words import short_args as short_args  # where render.console finds it
 from swebash_py.text.sanitize import StreamNeutralizer, one_line
 from swebash_py.text.truncate import split_cut
 
 if TYPE_CHECKING:
     from rich.spinner import Spinner
 
-_ARG_KEYS = ("command", "cmd", "path", "file_path", "pattern", "query", "url", "name")
 TAIL_LINES = 5
 _PARTIAL_CAP = 2000
-
-
-def short_args(tool: str, args: dict[str, Any] | None, limit: int = 60) -> str:
-    """A one-line summary of a call's arguments: ``ls -la``, ``src/app.py``."""
-    if not args:
-        return ""
-    for key in _ARG_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return one_line(value, limit)
-    for value in args.values():
-        if isinstance(value, str) and value:
-            return one_line(value, limit)
-    return one_line(json.dumps(args, ensure_ascii=False, default=str), limit)
 
 
 def _elapsed(seconds: float) -> str:
@@ -151,8 +137,7 @@ def result_view(
         out.append_text(shown)
     model_cut = cut if display is None else split_cut(content)[1]
     if model_cut:
-        out.append(f"\n  (the model saw a shortened version: {model_cut:,} lines cut from "
-                   "the middle)", style="dim italic")
+        out.append("\n  " + shortened_note(model_cut), style="dim italic")
     return out
 
 
@@ -170,13 +155,11 @@ def _failed_view(title: Text, body: str, max_lines: int) -> Text:
 
 def approval_line(event: ApprovalEvent, args: str = "") -> Text | None:
     """``✓ allowed by rule run_command(git status)``; None when routine or denied."""
-    tool = one_line(event.tool, 80)
-    call = f"{tool}({args})" if args else tool
-    if event.decision != "allow" or event.by == "mode":
-        return None  # a denial: the call's own result line says so, once
-    by = "you" if event.by == "user" else event.by
-    line = Text(f"✓ allowed by {by} {call}", style="green")
-    if event.by == "user" and "remembered " in (event.reason or ""):
-        rules = (event.reason or "").split("remembered ", 1)[1]
-        line.append(f" · remembered {one_line(rules, 120)}", style="dim")
+    words = approval_text(event, args)
+    if words is None:
+        return None  # routine, or a denial: the call's own result line says so, once
+    allowed, remembered = words
+    line = Text(allowed, style="green")
+    if remembered:
+        line.append(remembered, style="dim")
     return line

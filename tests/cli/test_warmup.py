@@ -146,3 +146,28 @@ def test_the_twin_without_stop_the_rest_loads(modules: Path) -> None:
     warmup.start(("warm_slow2", "warm_kept"), now=True)
     warmup.wait()
     assert "warm_kept" in sys.modules
+
+
+def _loaded_within(name: str, seconds: float) -> bool:
+    deadline = threading.Event()
+    for _ in range(int(seconds / 0.02)):
+        if name in sys.modules:
+            return True
+        deadline.wait(0.02)
+    return name in sys.modules
+
+
+def test_held_until_the_transport_says_the_request_is_out(modules: Path) -> None:
+    """The one-shot's warm-up begins on ``provider.sent`` (the lean transport
+    tells it after the write), not at the connect; the twin half: before the
+    word, nothing loads."""
+    from swebash_py.provider import sent
+
+    (modules / "warm_sent.py").write_text("VALUE = 4\n")
+    warmup = _Warmup()
+    warmup.start(("warm_sent",), now=False)
+    sent.on_next(warmup.go)
+    assert not _loaded_within("warm_sent", 0.1)  # connected, the request not yet out
+    sent.notify()
+    assert _loaded_within("warm_sent", 5)
+

@@ -487,3 +487,40 @@ async def test_the_twin_https_loads_it(backend: DirectBackend, tmp_path: Path,
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
     with pytest.raises(FileNotFoundError):
         await ask(backend, "https://127.0.0.1:9")
+
+
+async def test_the_lean_transport_says_when_the_request_is_out(backend: DirectBackend) -> None:
+    """``provider.sent`` is told once the request is written, before its answer
+    (the warm-up begins then, not at the connect)."""
+    from swebash_py.provider import sent
+
+    server = RawServer(content_length(SSE.replace("\n", "\r\n")))
+    url = await server.start()
+    told: list[int] = []
+    sent.on_next(lambda: told.append(len(told)))
+    request = ChatRequest(model="openai/m", messages=[Message.user("hi")], api_base=url,
+                          connect_timeout=5, stall_timeout=10)
+    try:
+        stream = backend.stream(request)
+        first = await anext(stream)  # the answer's first event: the request went out before
+        assert told == [0] and first is not None
+        assert [e async for e in stream][-1] == Finish("stop")
+    finally:
+        await server.stop()
+    assert told == [0]  # once
+
+
+async def test_the_twin_an_injected_httpx_client_is_said_sent_at_the_first_wait(
+        fake_provider: FakeProvider) -> None:
+    """httpx gives no word when the request is out: the signal still comes (at the
+    turn's first wait), so a warm-up waiting for it is never left waiting."""
+    import httpx
+
+    from swebash_py.provider import sent
+
+    fake_provider.queue(Reply(text="fine"))
+    told: list[int] = []
+    sent.on_next(lambda: told.append(1))
+    async with httpx.AsyncClient() as client:
+        events = await ask(DirectBackend("openai", client), fake_provider.url)
+    assert answer(events) == "fine" and told == [1]

@@ -91,7 +91,7 @@ def test_without_neutralizing_the_escapes_would_reach_the_terminal() -> None:
 
 def test_plain_output_shows_no_model_escape() -> None:
     out = io.StringIO()
-    r = PlainRenderer(Console(file=out, width=80))
+    r = PlainRenderer(out)
     r.handle(BlockStart(index=0, kind="text"))
     for chunk in chunked(NASTY, 3):
         r.handle(BlockDelta(index=0, kind="text", text=chunk))

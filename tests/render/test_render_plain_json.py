@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 
 import pytest
 from rich.console import Console
@@ -45,7 +46,7 @@ def test_neutralize_unterminated_osc_is_dropped() -> None:
 
 def test_plain_output_is_the_raw_text() -> None:
     out = io.StringIO()
-    r = PlainRenderer(Console(file=out, width=80))
+    r = PlainRenderer(out)
     for event in text_events(chunked(MIXED, 4)):
         r.handle(event)
     assert out.getvalue() == MIXED
@@ -53,7 +54,7 @@ def test_plain_output_is_the_raw_text() -> None:
 
 def test_plain_adds_a_final_newline_and_short_tool_lines() -> None:
     out = io.StringIO()
-    r = PlainRenderer(Console(file=out, width=80))
+    r = PlainRenderer(out)
     r.handle(BlockDelta(index=0, kind="thinking", text="hidden thoughts"))
     r.handle(BlockDelta(index=1, kind="text", text="Looking."))
     r.handle(BlockStop(index=2, kind="tool_use", call_id="c", tool="run_command",
@@ -103,7 +104,8 @@ def test_status_to_stderr_is_made_only_for_plain_output() -> None:
     """The one-shot's status console on stderr exists only when plain output is chosen."""
     plain = make_renderer(Console(file=io.StringIO()), status_to_stderr=True)
     assert isinstance(plain, PlainRenderer)
-    assert plain.status is not plain.console and plain.status.stderr
+    assert plain.status is not plain.out and plain.status is sys.stderr
     tty = Console(file=io.StringIO(), force_terminal=True)
     assert isinstance(make_renderer(tty, status_to_stderr=True, tick=None), Renderer)
-    assert make_renderer(Console(file=io.StringIO())).status.stderr is False  # the twin
+    alone = make_renderer(Console(file=io.StringIO()))  # the twin
+    assert isinstance(alone, PlainRenderer) and alone.status is alone.out

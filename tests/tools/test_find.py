@@ -167,3 +167,19 @@ def test_the_direct_regexes_answer_as_pathspec_does(lines: list[str]) -> None:
             want = pathspec.GitIgnoreSpec.from_lines(lines).check_file(
                 rel + ("/" if is_dir else "")).include
             assert ignores.ignored("/r/" + rel, is_dir) == bool(want), rel
+
+
+async def test_paths_are_shown_as_shown_path_shows_them(workspace: Path, ctx: ToolContext,
+                                                        tmp_path: Path) -> None:
+    """Relative to the workspace below it (from its top or a folder in it), absolute
+    outside it: the root's part is worked out once, each path as ``shown_path``."""
+    from swebash_py.fs.workspace import shown_path
+
+    outside = tmp_path / "elsewhere"
+    tree(outside, ["x.py", "deep/y.py"])
+    tree(workspace, ["top.py", "sub/in.py"])
+    for where, root in ((".", workspace), ("sub", workspace / "sub"), (str(outside), outside)):
+        result = await call(FindFiles(), ctx, pattern="*.py", path=where, sort="path")
+        expected = sorted(shown_path(p, workspace) for p in root.rglob("*.py"))
+        assert listed(result.output) == expected, where
+    assert listed(result.output) == [f"{outside}/deep/y.py", f"{outside}/x.py"]
