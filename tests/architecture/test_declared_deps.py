@@ -19,10 +19,7 @@ PACKAGE = ROOT / "swebash_py"
 EXTRAS = ("team", "images")  # features that name their extra when it is missing
 # module: why it is imported without being declared
 UNDECLARED_OK = {"click": "cli/subcommands.py: only with a typer older than 0.20, whose own "
-                          "dependency it then is (newer typers carry typer._click)",
-                 "httpx2": "mcpclient/connection.py: the mcp SDK's own HTTP client, built only "
-                           "to hand to its streamable_http_client (its public way to set "
-                           "headers); the version is mcp's to choose"}
+                          "dependency it then is (newer typers carry typer._click)"}
 
 
 def _name(requirement: str) -> str:
