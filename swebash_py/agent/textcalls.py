@@ -8,6 +8,9 @@ This filter sits between the provider's events and the assembler: it holds
 back text that may be such a call, and turns one that parses, names a tool we
 offered and has object arguments into ``ToolCallStart`` + ``ToolCallReady``
 (so approvals, the audit and the result going back work as for any call).
+A fenced block is also how models show an example, so one counts as a call
+only when nothing but whitespace (or more calls) follows it to the end of the
+reply: it is held until then, and prose after it lets it go on as text.
 Anything else goes on as the text it was. Once the server sends a real call,
 the reply is left alone. Off with ``[tools] text_tool_calls = false``.
 """
@@ -60,6 +63,10 @@ class TextCalls:
         self.native = False  # the server sent a call of its own: leave the text alone
         self._held = ""  # text not passed on yet: possibly (the start of) a call
         self._closer: str | None = None  # inside a call: the marker that ends it
+        # calls after a fenced one wait for the end of the reply: their text as
+        # written (to pass on if prose follows) and what they parsed to
+        self._pending_text = ""
+        self._pending: list[tuple[str, str]] = []
 
     def feed(self, event: ProviderEvent) -> list[ProviderEvent]:
         if isinstance(event, ToolCallStart | ToolCallDelta | ToolCallReady) and not self.native:
@@ -73,11 +80,16 @@ class TextCalls:
         return [event]
 
     def end(self) -> list[ProviderEvent]:
-        """The end of the reply: a call missing only its closing tag still counts."""
+        """The end of the reply: the calls held for it are made; a call missing
+        only its closing tag still counts."""
         opener = OPEN if self._closer == CLOSE else FENCE_OPEN
-        if self._closer is not None and (call := self._call(self._held[len(opener):])):
+        if self._closer is not None and (parsed := parse_call(self._held[len(opener):],
+                                                              self.tools)):
+            self._pending.append(parsed)
             self._held, self._closer = "", None
-            return call
+        if self._pending and not self._held.strip():
+            calls, self._pending, self._pending_text, self._held = self._pending, [], "", ""
+            return [event for name, arguments in calls for event in self._events(name, arguments)]
         return self._flush_as_text()
 
     def _scan(self) -> list[ProviderEvent]:
@@ -87,10 +99,10 @@ class TextCalls:
                 start, marker = self._opening()
                 if start < 0:
                     keep = _partial_marker(self._held)
-                    out += _text(self._held[:len(self._held) - keep])
+                    out += self._pass_on(self._held[:len(self._held) - keep])
                     self._held = self._held[len(self._held) - keep:]
                     return out
-                out += _text(self._held[:start])
+                out += self._pass_on(self._held[:start])
                 self._held = self._held[start:]
                 self._closer = CLOSE if marker == OPEN else FENCE_CLOSE
             end = self._held.find(self._closer, 1)
@@ -98,26 +110,43 @@ class TextCalls:
                 return out
             opener = OPEN if self._closer == CLOSE else FENCE_OPEN
             whole = self._held[:end + len(self._closer)]
+            fenced = self._closer == FENCE_CLOSE
             self._held, self._closer = self._held[len(whole):], None
-            out += self._call(whole[len(opener):end]) or _text(whole)
+            parsed = parse_call(whole[len(opener):end], self.tools)
+            if parsed is None:
+                out += self._release() + _text(whole)
+            elif fenced or self._pending:  # made at the end, unless prose follows
+                self._pending_text += whole
+                self._pending.append(parsed)
+            else:
+                out += self._events(*parsed)
+
+    def _pass_on(self, text: str) -> list[ProviderEvent]:
+        """Text outside any block. With calls held, whitespace stays held with
+        them; anything else lets them go on as text (an example, then prose)."""
+        if self._pending and not text.strip():
+            self._pending_text += text
+            return []
+        return self._release() + _text(text)
+
+    def _release(self) -> list[ProviderEvent]:
+        """The held calls, as the text they were written as."""
+        text, self._pending_text, self._pending = self._pending_text, "", []
+        return _text(text)
 
     def _opening(self) -> tuple[int, str]:
         found = [(i, m) for m in (OPEN, FENCE_OPEN) if (i := self._held.find(m)) >= 0]
         return min(found) if found else (-1, "")
 
-    def _call(self, body: str) -> list[ProviderEvent] | None:
-        parsed = parse_call(body, self.tools)
-        if parsed is None:
-            return None
+    def _events(self, name: str, arguments: str) -> list[ProviderEvent]:
         index = _FIRST_INDEX + self.made
         self.made += 1
         call_id = f"text_call_{self.made}"
-        return [ToolCallStart(index, call_id, parsed[0]),
-                ToolCallReady(index, call_id, parsed[0], parsed[1])]
+        return [ToolCallStart(index, call_id, name), ToolCallReady(index, call_id, name, arguments)]
 
     def _flush_as_text(self) -> list[ProviderEvent]:
         held, self._held, self._closer = self._held, "", None
-        return _text(held)
+        return self._release() + _text(held)
 
 
 def _text(text: str) -> list[ProviderEvent]:

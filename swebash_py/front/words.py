@@ -1,9 +1,10 @@
 """Words the CLI's listings and the REPL's slash commands both print: whether a
 tool asks first (``ai tools``, ``/tools``), a session's age and its turns
-(``ai sessions list``, ``/sessions``)."""
+and its directory (``ai sessions list``, ``/sessions``)."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -48,3 +49,17 @@ def age(timestamp: float, now: float | None = None) -> str:
 def turns_text(n: int) -> str:
     """'1 turn', '3 turns'."""
     return f"{n} turn" if n == 1 else f"{n} turns"
+
+
+DIR_WIDTH = 24
+
+
+def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
+    """``~/src/app``; a long path keeps its end (the part that tells folders apart):
+    ``…/work/app``. No spaces inside, so ``awk`` still sees one field."""
+    if not cwd:
+        return "-"
+    home = os.path.expanduser("~")
+    path = "~" + cwd[len(home):] if home != "/" and (cwd + "/").startswith(home + "/") else cwd
+    path = path.replace(" ", "\u2423")  # a visible space: the columns stay fields
+    return path if len(path) <= width else "\u2026" + path[-(width - 1):]

@@ -22,6 +22,7 @@ from swebash_py.tools.base import ToolResult
 
 State = Literal["pending", "starting", "ready", "failed", "stopped"]
 CLIENT_NAME = "swebash"
+HTTP_TIMEOUT, HTTP_READ_TIMEOUT = 30.0, 300.0  # seconds, as the SDK's own client has them
 
 
 @dataclass
@@ -167,10 +168,13 @@ class ServerConnection:
                                            env=settings.resolved_env() or None,
                                            cwd=str(self.workspace / cwd))
             return stdio_client(params, errlog=errlog)
+        import httpx2  # the SDK's HTTP client: how its public API takes headers
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = create_mcp_http_client(headers=settings.resolved_headers() or None)
+        # the SDK's own defaults (a server may hold a response stream open); the
+        # transport follows redirects itself, within the endpoint's origin only
+        client = httpx2.AsyncClient(headers=settings.resolved_headers() or None,
+                                    timeout=httpx2.Timeout(HTTP_TIMEOUT, read=HTTP_READ_TIMEOUT))
         return _with_client(client, streamable_http_client(str(settings.url), http_client=client))
 
 
@@ -203,9 +207,9 @@ async def _list_tools(session: Any) -> list[ServerTool]:
 
 def import_sdk() -> None:
     """Import the SDK modules a connection uses."""
+    import httpx2  # noqa: F401
     import mcp.client.stdio
-    import mcp.client.streamable_http
-    import mcp.shared._httpx_utils  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
 
 
 def _is_protocol_error(exc: BaseException) -> bool:

@@ -8,7 +8,9 @@ question stays, the preview follows it). Everything else ("" ) asks as
 before. Allow rules, yolo and ``host_allow`` never reach here: they do not ask.
 
 ``quiet_reason``: a preview whose only changes are new, plain files that the
-workspace's ``.gitignore`` ignores (``__pycache__/``) applies without a question.
+workspace's ``.gitignore`` ignores (``__pycache__/``) applies without a question;
+a ``.pyc`` among them only when it is the workspace's own source compiled
+(``preview.bytecode``: a crafted one would run at the next unsandboxed import).
 """
 
 from __future__ import annotations
@@ -93,7 +95,16 @@ def _quiet(change: Any, workspace: Path) -> bool:
     if change.kind == "dir":
         return True  # a new folder is opaque (``replace``); nothing was there to replace
     return (change.kind == "file" and not change.mode & 0o111 and change.link is None
-            and not change.in_place and not change.aliases)
+            and not change.in_place and not change.aliases
+            and _plain_or_own_bytecode(change, workspace))
+
+
+def _plain_or_own_bytecode(change: Any, workspace: Path) -> bool:
+    """Bytecode is code the next import runs: only our own source, compiled."""
+    from swebash_py.preview import bytecode
+
+    return (not bytecode.is_bytecode(change.rel)
+            or bytecode.own_bytecode(change.rel, change.source, workspace))
 
 
 # ignored, not executable, and still code the next unsandboxed run loads: a

@@ -215,16 +215,16 @@ class SlashCommands:
                                                   f" asks: {asks}"))
 
     async def cmd_sessions(self, _arg: str) -> None:
-        from swebash_py.front.words import age, turns_text
+        from swebash_py.front.words import DIR_WIDTH, age, directory_text, turns_text
 
         current = self.repl.recorder.session_id
         listed = self.repl.store.list_sessions(15)
         short = self.repl.store.short_ids([info.id for info in listed])
-        for info in listed:
+        for info in listed:  # the columns of `ai sessions list`: where each one was
             mark = "*" if info.id == current else " "
             self.repl.console.print(Text(
                 f"{mark} {short[info.id]}  {age(info.updated):>9}  {turns_text(info.turns):>9}  "
-                f"{(info.title or '')[:50]}"))
+                f"{directory_text(info.cwd):<{DIR_WIDTH}}  {(info.title or '')[:50]}"))
 
     async def cmd_resume(self, arg: str) -> None:
         if not arg:

@@ -43,11 +43,14 @@ class RemoteTurn:
 _LIST = """
 SELECT s.id::text, s.hostname, s.os_user, s.host_id, extract(epoch FROM s.created),
        extract(epoch FROM COALESCE(GREATEST(s.created, MAX(t.created)), s.created)),
-       COUNT(t.id), COALESCE(s.title, (SELECT t1.user_text FROM turns t1
-                                        WHERE t1.session_id = s.id ORDER BY t1.created
-                                        LIMIT 1)),
+       COUNT(t.id) FILTER (WHERE r.turn_id IS NULL),
+       COALESCE(s.title, (SELECT t1.user_text FROM turns t1
+                          WHERE t1.session_id = s.id ORDER BY t1.created LIMIT 1)),
        s.model, s.cwd
 FROM sessions s LEFT JOIN turns t ON t.session_id = s.id
+     -- a turn taken back by /rewind (on any host) is no longer part of the
+     -- conversation: not counted, as the local list does not count it
+     LEFT JOIN turn_rewinds r ON r.turn_id = t.id
 {where}
 GROUP BY s.id ORDER BY 6 DESC, s.id DESC {limit}
 """

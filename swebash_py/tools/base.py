@@ -132,7 +132,7 @@ class Preview:
 
     summary: str
     detail: str | None = None
-    detail_kind: str = "text"  # "text" | "diff" | "command" | "file"
+    detail_kind: str = "text"  # "text" | "diff" | "command" | "file" | "replaced" (unreadable)
     paths: list[Path] = field(default_factory=list)
     outside: bool = False
     sensitive: bool = False

@@ -97,6 +97,21 @@ def _preview(tool: str, rp: ResolvedPath, ws: Path, detail: str, kind: str) -> P
                    protected=rp.protected)
 
 
+def _replacing_unreadable(tool: str, rp: ResolvedPath, ws: Path, content: str,
+                          exc: Exception) -> Preview:
+    """The question for a write over a file that is there but cannot be read:
+    the new content, saying what it replaces; it asks in every mode (nothing
+    of the old file can be shown, and undo may not be able to keep it)."""
+    if isinstance(exc, PermissionError):
+        why = "permission denied"
+    else:
+        why = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+    preview = _preview(tool, rp, ws, content, "replaced")
+    preview.must_ask = f"replaces a file it cannot read ({why}); its content is not shown"
+    preview.warnings.append(preview.must_ask)
+    return preview
+
+
 def _summary(verb: str, shown: str, new: str, diff: str) -> str:
     lines = diff.splitlines()[2:]
     added = sum(1 for line in lines if line.startswith("+"))
@@ -128,8 +143,11 @@ class WriteFile(Tool[WriteFileArgs]):
         shown = rp.shown(ws)
         try:
             old = read_text(rp.path, shown)
-        except (ToolFailed, OSError):
-            old = None
+        except (ToolFailed, OSError) as exc:
+            if not os.path.lexists(rp.path):
+                old = None  # gone meanwhile: a new file after all
+            else:  # never shown as a new file: something is there, unseen
+                return _replacing_unreadable(self.name, rp, ws, args.content, exc)
         if old is None:
             return _preview(self.name, rp, ws, args.content, "file")
         return _preview(self.name, rp, ws, unified_diff(old, args.content, shown), "diff")
@@ -139,7 +157,13 @@ class WriteFile(Tool[WriteFileArgs]):
         rp = resolve(args.path, ws, for_write=True)
         shown = rp.shown(ws)
         _check_writable(rp, shown)
-        old = await asyncio.to_thread(read_text, rp.path, shown)
+        try:
+            old = await asyncio.to_thread(read_text, rp.path, shown)
+        except PermissionError:  # the question said so; the checkpoint decides whether it can
+            await _write(ctx, self.name, rp.path, args.content, shown)
+            return ToolResult(f"Replaced {shown}, which could not be read "
+                              f"({len(args.content.splitlines())} lines; no diff)",
+                              metadata={"path": str(rp.path), "created": False})
         await _write(ctx, self.name, rp.path, args.content, shown)
         diff = unified_diff(old, args.content, shown)
         verb = "Created" if old is None else "Updated"

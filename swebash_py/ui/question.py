@@ -41,7 +41,7 @@ def question_renderable(pending: PendingCall, verdict: Verdict,
         if has_hidden(preview.detail):
             parts.append(Text("! the command contains control, escape or invisible "
                               "characters (shown as \\xNN or <U+NNNN>)", style="bold red"))
-    elif preview.detail_kind in ("diff", "file") and preview.detail:
+    elif preview.detail_kind in ("diff", "file", "replaced") and preview.detail:
         parts.append(_Fitted(preview.detail, preview.detail_kind, preview.summary))
     elif preview.detail:
         parts.append(Text(_head(make_visible(preview.detail)), style="dim"))
@@ -76,10 +76,13 @@ def _heading(pending: PendingCall) -> Text:
         heading.append(" ran as a preview (nothing has changed yet):"
                        if preview.output is not None else ": some of its changes meet yours:")
         return heading
-    if preview.detail_kind in ("diff", "file") and preview.paths:
+    if preview.detail_kind in ("diff", "file", "replaced") and preview.paths:
         heading.append(" " + make_visible(preview.summary.split(" ", 1)[-1]), style="bold")
         if preview.detail_kind == "file" and preview.detail is not None:
             heading.append(f" (new file, {_count(preview.detail)})")
+        elif preview.detail_kind == "replaced" and preview.detail is not None:
+            # the whole new content of a file that is there but could not be read
+            heading.append(f" (replaces an unreadable file, {_count(preview.detail)})")
         heading.append(":")
         return heading
     heading.append(" wants to run:")

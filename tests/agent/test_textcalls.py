@@ -78,3 +78,27 @@ def test_repeated_lines_trip_and_twin_short_lists_do_not() -> None:
 def test_twin_nested_closing_braces_are_different_lines() -> None:
     code = "".join(" " * (4 * depth) + "}\n" for depth in range(14, 0, -1))
     assert not RepeatedLines(12).feed(code)
+
+
+def test_a_fenced_example_followed_by_prose_stays_text() -> None:
+    """The wall: a fenced call-shaped block with prose after it is an example."""
+    for after in ("That is how a call looks.", "`x` is the path.", "<tool_call> tags too"):
+        text = FENCED + after
+        for size in (1, 3, 50):
+            events = run(text, size)
+            assert ready(events) == [] and text_of(events) == text
+
+
+def test_twin_a_fenced_call_followed_by_whitespace_or_calls_is_made() -> None:
+    """The twin: only whitespace (or further calls) after the block: still calls."""
+    for size in (1, 3, 50):
+        assert ready(run(FENCED + " \n\n", size)) == [("read_file", '{"path": "a.md"}')]
+        events = run(FENCED + "\n" + QWEN + "\n" + FENCED.removeprefix("Reading:\n"), size)
+        assert ready(events) == [("read_file", '{"path": "a.md"}'),
+                                 ("run_command", '{"command": "ls -la"}'),
+                                 ("read_file", '{"path": "a.md"}')]
+        assert text_of(events) == "Reading:\n"
+        starts = [e for e in events if isinstance(e, ToolCallStart)]
+        assert len({(e.index, e.id) for e in starts}) == 3
+    # a tagged call is unambiguous: prose after it does not undo it
+    assert ready(run(QWEN + "\nDone.")) == [("run_command", '{"command": "ls -la"}')]

@@ -79,6 +79,9 @@ ALLOWED = {
     ("swebash_py.checkpoints.model", "FileState.full_of"): "the same, in full for /undo",
     ("swebash_py.preview.summary", "_text"):
         "a preview's changed file (in our overlay), capped, for the changes question",
+    ("swebash_py.preview.bytecode", "_read_upper"):
+        "a preview's new .pyc (in our overlay), capped, compared with the compiled source "
+        "to decide whether it may apply unasked (never shown or sent)",
     # -- search: walks the workspace under workspace.SecretsFilter --
     ("swebash_py.tools.search", "GitIgnore.load"): ".gitignore rules, not content",
     ("swebash_py.tools.find", "_Ignores.load"): ".gitignore rules, not content",

@@ -212,3 +212,74 @@ async def test_closing_while_a_server_is_still_starting(workspace: Path) -> None
     assert manager.starting()
     await manager.close()  # does not wait out the 600 s start-up
     assert manager.connections["garbage"].state in ("stopped", "failed")
+
+
+class _Recorder:
+    """A plain HTTP listener that records each request's head and answers 500:
+    what our MCP client really sends, headers included."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.heads: list[str] = []
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}/mcp"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
+                    data += chunk
+                self.heads.append(data.split(b"\r\n\r\n")[0].decode("latin-1").lower())
+                conn.sendall(b"HTTP/1.1 500 No\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+async def test_http_headers_are_sent_through_the_sdks_public_client(workspace: Path) -> None:
+    """The configured headers reach the server (the SDK's public way: our own
+    httpx2 client handed to ``streamable_http_client``); the twin: a server
+    configured without them gets none."""
+    recorder = _Recorder()
+    try:
+        servers = settings(auth={"url": recorder.url, "startup_timeout": 5,
+                                 "headers": {"Authorization": "Bearer t-1", "X-Ref": "r"}},
+                           plain={"url": recorder.url, "startup_timeout": 5})
+        manager, _registry, _notices = await started(servers, workspace)
+        await manager.close()
+    finally:
+        recorder.close()
+    with_headers = [h for h in recorder.heads if "authorization: bearer t-1" in h]
+    assert with_headers and all("x-ref: r" in h for h in with_headers)
+    assert any("authorization" not in h for h in recorder.heads)  # the twin
+
+
+def test_no_private_sdk_module_is_imported() -> None:
+    """``mcp.shared._httpx_utils`` and the like change without notice: the package
+    uses the SDK's public modules only. The twin: the check sees a private one."""
+    import ast
+
+    import swebash_py
+
+    def private(source: str) -> list[str]:
+        found = []
+        for node in ast.walk(ast.parse(source)):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            found += [n for n in names if n.split(".")[0] in ("mcp", "mcp_types")
+                      and any(part.startswith("_") for part in n.split("."))]
+        return found
+
+    root = Path(swebash_py.__file__).parent
+    assert [(p.name, private(p.read_text())) for p in root.rglob("*.py")
+            if private(p.read_text())] == []
+    assert private("from mcp.shared._httpx_utils import create_mcp_http_client") == [
+        "mcp.shared._httpx_utils"]

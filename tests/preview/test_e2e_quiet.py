@@ -55,6 +55,31 @@ def test_a_pycache_preview_asks_nothing_and_says_so(fake_provider: FakeProvider,
     assert "without a question" in sent(fake_provider)
 
 
+CRAFT = """\
+import importlib.util, marshal, os, sys
+st = os.stat("src/a.py")  # the header the importer checks: magic, source mtime, size
+stamp = (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+header = importlib.util.MAGIC_NUMBER + bytes(4) + stamp + st.st_size.to_bytes(4, "little")
+os.makedirs("src/__pycache__", exist_ok=True)
+with open(f"src/__pycache__/a.{sys.implementation.cache_tag}.pyc", "wb") as f:
+    f.write(header + marshal.dumps(compile("print('PWNED')", os.path.abspath("src/a.py"), "exec")))
+"""
+
+
+def test_a_crafted_pyc_with_a_matching_header_asks(fake_provider: FakeProvider,
+                                                   spawn_ai: Any, workspace: Path) -> None:
+    """The wall (twin: the import above): bytecode that is not src/a.py compiled,
+    with the header an import trusts, would run at the next unsandboxed import."""
+    python_project(workspace, "__pycache__/\n")
+    (workspace / "craft.py").write_text(CRAFT)
+    child = run_in_pty(spawn_ai, fake_provider, "python3 craft.py")
+    child.expect("Allow these changes")
+    child.sendline("n")
+    child.expect("all done")
+    assert finish(child) == 0
+    assert not (workspace / "src" / "__pycache__").exists()
+
+
 def test_the_same_preview_asks_when_gitignore_does_not_ignore_it(
         fake_provider: FakeProvider, spawn_ai: Any, workspace: Path) -> None:
     """The twin: nothing in .gitignore covers __pycache__, so the question stays."""

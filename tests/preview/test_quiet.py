@@ -6,7 +6,11 @@ its twin: the same change set minus the one thing that makes it ask."""
 
 from __future__ import annotations
 
+import marshal
+import py_compile
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,14 +34,72 @@ def new_file(ws: Path, rel: str, mode: int = 0o644, **extra: object) -> Change:
     return Change(ws, rel, "create", "file", Base(None), mode=mode, size=3, **extra)  # type: ignore[arg-type]
 
 
-def pycache(ws: Path) -> list[Change]:
-    return [new_dir(ws, "src/__pycache__"), new_file(ws, "src/__pycache__/a.cpython-311.pyc")]
+PYC = f"src/__pycache__/a.{sys.implementation.cache_tag}.pyc"
+
+
+def compiled(ws: Path, source: str = "X = 1\n", **how: Any) -> Path:
+    """``src/a.py`` in the workspace and its ``.pyc`` as the importer writes it,
+    in a stand-in for the overlay's upper layer (``Change.source``)."""
+    (ws / "src" / "a.py").write_text(source)
+    upper = ws.parent / "upper" / PYC
+    upper.parent.mkdir(parents=True, exist_ok=True)
+    py_compile.compile(str(ws / "src" / "a.py"), cfile=str(upper), doraise=True, **how)
+    return upper
+
+
+def pycache(ws: Path, upper: Path | None = None) -> list[Change]:
+    """New ``__pycache__/`` bytecode; the workspace's own source compiled unless
+    ``upper`` says what the command wrote instead."""
+    upper = upper or compiled(ws)
+    return [new_dir(ws, "src/__pycache__"),
+            new_file(ws, PYC, source=str(upper))]
 
 
 def test_new_pycache_files_apply_quietly_and_say_where(ws: Path) -> None:
     reason = quiet_reason(ChangeSet(pycache(ws)), ws)
     assert reason is not None
     assert reason == "without a question: 1 new .gitignored file in src/__pycache__/"
+
+
+def test_crafted_bytecode_with_a_matching_header_asks(ws: Path) -> None:
+    """The wall: the header the importer checks (magic, source mtime and size) is
+    right, the code is not the source's: the next unsandboxed import would run it."""
+    upper = compiled(ws)
+    header = upper.read_bytes()[:16]
+    upper.write_bytes(header + marshal.dumps(compile("import os; os.system('x')",
+                                                      str(ws / "src" / "a.py"), "exec")))
+    assert quiet_reason(ChangeSet(pycache(ws, upper)), ws) is None
+
+
+@pytest.mark.parametrize("odd", [
+    lambda ws: pycache(ws, compiled(ws, "X = 2\n")) and (ws / "src/a.py").write_text("X = 1\n"),
+    lambda ws: (ws / "src" / "a.py").unlink(),  # no source of that name in the workspace
+])
+def test_bytecode_of_another_source_asks(ws: Path, odd: Any) -> None:
+    changes = pycache(ws)
+    odd(ws)
+    assert quiet_reason(ChangeSet(changes), ws) is None
+
+
+def test_legacy_and_other_interpreters_bytecode_asks(ws: Path) -> None:
+    upper = compiled(ws)
+    beside = new_file(ws, "build/a.pyc", source=str(upper))  # a sourceless .pyc imports as is
+    assert quiet_reason(ChangeSet([new_dir(ws, "build"), beside]), ws) is None
+    other = new_file(ws, "src/__pycache__/a.cpython-27.pyc", source=str(upper))
+    assert quiet_reason(ChangeSet([new_dir(ws, "src/__pycache__"), other]), ws) is None
+
+
+HASHED = py_compile.PycInvalidationMode.CHECKED_HASH
+
+
+@pytest.mark.parametrize("how", [{}, {"optimize": 1}, {"invalidation_mode": HASHED}])
+def test_twin_the_sources_own_bytecode_applies_quietly(ws: Path, how: dict[str, Any]) -> None:
+    """The twin: what the importer (or py_compile, -O, hash-based) writes for the
+    workspace's own source is quiet."""
+    upper = compiled(ws, "def f(n):\n    assert n\n    return n * 2\n", **how)
+    rel = PYC.replace(".pyc", ".opt-1.pyc") if how.get("optimize") else PYC
+    changes = [new_dir(ws, "src/__pycache__"), new_file(ws, rel, source=str(upper))]
+    assert quiet_reason(ChangeSet(changes), ws) is not None
 
 
 def test_not_ignored_asks(ws: Path) -> None:

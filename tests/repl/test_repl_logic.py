@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from pathlib import Path
 
@@ -60,6 +61,9 @@ async def test_resume_brings_back_the_history(fake_provider: FakeProvider,
     out = await drive(fake_provider, ["remember the first session", "/sessions"], capsys)
     first = re.search(r"\* ([0-9a-f]+) ", out)
     assert first is not None
+    from swebash_py.front.words import directory_text
+    listed = next(line for line in out.splitlines() if line.startswith(f"* {first.group(1)}"))
+    assert f"  {directory_text(os.getcwd())}  " in listed  # where it was, as `ai sessions list`
     fake_provider.queue(Reply(text="Resumed answer."))
     out = await drive(fake_provider, [f"/resume {first.group(1)}", "and again"], capsys)
     assert f"resumed session {first.group(1)}" in out and "Resumed answer." in out

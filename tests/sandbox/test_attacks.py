@@ -244,6 +244,33 @@ def test_kill_9_of_ai_takes_a_setsid_child_along(
     assert wait_until(lambda: not host_pids(f"sleep {marker}"))
 
 
+def _supervisor_of(pid: int) -> int:
+    """The reaper (process/reaper.py) above ``pid``, from /proc."""
+    while pid > 1:
+        if b"reaper.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return pid
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    raise AssertionError("no supervisor above the command")
+
+
+def test_kill_9_of_ai_right_after_its_supervisor_takes_the_command_along(
+        fake_provider: FakeProvider, workspace: Path, reap: list[str]) -> None:
+    """``--sandbox off``: the supervisor dies first (SIGKILL: none of its code runs;
+    OOM, a ``pkill python``) and ``ai`` a moment later, before it could end the
+    command's cgroup: the command still dies (it dies with its supervisor). The
+    twin half: until then the command runs (the sleep is seen)."""
+    marker = f"1007.{os.getpid()}"
+    reap.append(f"sleep {marker}")
+    proc = _start_ai(fake_provider, workspace, f"sleep {marker}", *OFF)
+    try:
+        assert wait_until(lambda: host_pids(f"sleep {marker}"), 30)
+        os.kill(_supervisor_of(host_pids(f"sleep {marker}")[0]), signal.SIGKILL)
+    finally:
+        proc.send_signal(signal.SIGKILL)  # within ai's drain: it cannot end the cgroup
+        proc.wait()
+    assert wait_until(lambda: not host_pids(f"sleep {marker}"))
+
+
 def test_kill_9_twin_a_plain_parent_leaves_the_setsid_child(
         workspace: Path, reap: list[str]) -> None:
     """The twin: the same command under a parent with no reaper survives its kill -9."""
@@ -312,3 +339,31 @@ def test_agent_sockets_named_in_the_environment_are_closed(
         assert ("CONNECTED" in sent) is off
     finally:
         server.close()
+
+
+def test_the_supervisors_death_handler_exits_even_when_killing_fails(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error while it kills (listing /proc failing) must not send the supervisor
+    back to waiting with ``ai`` gone: it exits, and its command dies with it.
+    The twin: when killing works it exits the same way, after killing."""
+    from swebash_py.process import reaper
+
+    exits: list[int] = []
+
+    class Exited(Exception):
+        pass
+
+    def exit_(code: int) -> None:
+        exits.append(code)
+        raise Exited
+
+    def failing() -> None:
+        raise OSError("/proc: too many open files")
+
+    monkeypatch.setattr(reaper.os, "_exit", exit_)
+    for kill_all, raised in ((failing, OSError), (lambda: None, None)):
+        monkeypatch.setattr(reaper, "kill_all", kill_all)
+        with pytest.raises(Exited) as caught:
+            reaper._on_death(int(reaper.DEATH_SIGNAL), None)
+        assert isinstance(caught.value.__context__, raised or type(None))
+    assert exits == [128 + int(reaper.DEATH_SIGNAL)] * 2

@@ -177,7 +177,7 @@ def test_a_rewind_goes_up_as_a_new_record_and_another_host_honours_it(
     from swebash_py.store import Store
     from swebash_py.team.host import current_host
     from swebash_py.team.outbox import Outbox
-    from swebash_py.team.reads import fetch_turns, resolve
+    from swebash_py.team.reads import fetch_turns, list_sessions, resolve
     from swebash_py.team.uploader import drain
 
     open_checked(team_db.owner_url).close()
@@ -192,9 +192,13 @@ def test_a_rewind_goes_up_as_a_new_record_and_another_host_honours_it(
         conn = open_checked(team_db.alice_url)
         drain(conn, outbox)
         before = team_db.sql("SELECT string_agg(row_to_json(t)::text, '') FROM turns t")
+        assert [s.turns for s in list_sessions(conn)] == [2]  # the twin: both counted
         store.mark_rewound(sid, 2)
         drain(conn, outbox)
     assert team_db.count("turn_rewinds") == 1
+    # `ai sessions list --all-hosts` counts the live turns only, as the local list does
+    assert [s.turns for s in list_sessions(conn)] == [1]
+    assert resolve(conn, sid[:13]).turns == 1  # type: ignore[union-attr]
     assert team_db.sql("SELECT string_agg(row_to_json(t)::text, '') FROM turns t") == before
     with Store(tmp_path / "b" / "sessions.db") as other:
         found = resolve(conn, sid[:13])

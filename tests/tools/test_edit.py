@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import concurrent.futures.thread  # noqa: F401  (asyncio.to_thread's: loaded before acting as nobody)
+import io
+import json
 import os
+import shutil
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.policy import decide
+from swebash_py.approvals.rules import RuleSet
+from swebash_py.engine.messages import ToolUseBlock
 from swebash_py.errors import ToolFailed
-from swebash_py.tools.base import ToolContext
-from swebash_py.tools.edit import EditFile, WriteFile
+from swebash_py.tools.base import Preview, ToolContext
+from swebash_py.tools.edit import EditFile, WriteFile, WriteFileArgs
+from swebash_py.tools.registry import builtin_traits
+from swebash_py.ui.question import question_renderable
 from tests.tools.conftest import call
 
 
@@ -159,3 +172,86 @@ def test_outside_and_hard_link_previews(workspace: Path, ctx: ToolContext, tmp_p
     assert EditFile().preview(EditFile.Args(path="hl.txt", old_text="x", new_text="y"),
                               ctx).outside
     assert WriteFile().preview(WriteFile.Args(path="../x.txt", content="y"), ctx).outside
+
+
+@pytest.fixture
+def as_nobody() -> Iterator[Path]:
+    """A workspace nobody can enter and write, and this thread acting as nobody
+    (root reads every file: the permission denial has to be real). What the test
+    uses is imported before (the checkout may not be readable by nobody)."""
+    if os.geteuid() != 0:
+        pytest.skip("switching the effective user needs root")
+    folder = Path(tempfile.mkdtemp(prefix="swebash-unreadable-"))
+    folder.chmod(0o777)
+    try:
+        os.seteuid(65534)
+        try:
+            yield folder.resolve()
+        finally:
+            os.seteuid(0)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _question(preview: Preview, args: WriteFileArgs) -> list[str]:
+    tool = WriteFile()
+    pending = PendingCall(ToolUseBlock("w", "write_file", json.dumps(args.to_dict())), tool,
+                          args, preview)
+    out = io.StringIO()
+    Console(file=out, width=100, height=40, color_system=None).print(
+        question_renderable(pending, Verdict("ask"), None))
+    return out.getvalue().splitlines()
+
+
+def test_write_over_an_unreadable_file_says_it_replaces_one_and_asks(as_nobody: Path) -> None:
+    """The wall: the file is there but cannot be read: never shown as a new file."""
+    secret = as_nobody / "locked.txt"
+    secret.write_text("old\n")
+    secret.chmod(0o200)  # write-only: nobody may not read it
+    args = WriteFile.Args(path="locked.txt", content="new\n")
+    preview = WriteFile().preview(args, ToolContext(workspace=as_nobody))
+    assert preview.detail_kind == "replaced" and preview.detail == "new\n"
+    assert preview.must_ask and "cannot read (permission denied)" in preview.must_ask
+    lines = _question(preview, args)
+    assert lines[0] == "? write_file locked.txt (replaces an unreadable file, 1 line):"
+    assert not any("new file" in line for line in lines)
+    assert any("replaces a file it cannot read" in line for line in lines)
+    assert _decided(preview, args, as_nobody) == "ask"  # even where edits run unasked
+
+
+def test_twin_the_same_file_readable_shows_a_diff_and_a_missing_one_is_new(
+        as_nobody: Path) -> None:
+    readable = as_nobody / "open.txt"
+    readable.write_text("old\n")
+    readable.chmod(0o666)
+    ctx = ToolContext(workspace=as_nobody)
+    preview = WriteFile().preview(WriteFile.Args(path="open.txt", content="new\n"), ctx)
+    assert preview.detail_kind == "diff" and "-old\n+new\n" in (preview.detail or "")
+    assert preview.must_ask is None
+    assert _decided(preview, WriteFile.Args(path="open.txt", content="new\n"), as_nobody) \
+        == "allow"
+    fresh = WriteFile().preview(WriteFile.Args(path="fresh.txt", content="new\n"), ctx)
+    assert fresh.detail_kind == "file" and fresh.must_ask is None
+
+
+def _decided(preview: Preview, args: WriteFileArgs, workspace: Path) -> str:
+    """What auto-edit mode does with the call (no rules)."""
+    return decide(builtin_traits()["write_file"], args.to_dict(), preview, "auto-edit",
+                  RuleSet.from_lists([], []), workspace).action
+
+
+async def test_approved_write_over_an_unreadable_file_replaces_it_and_says_so(
+        as_nobody: Path) -> None:
+    """After the question: the write goes ahead (nothing to checkpoint here) and the
+    result says what it replaced, not "Created"."""
+    locked = as_nobody / "locked.txt"
+    locked.write_text("old\n")
+    locked.chmod(0o200)
+    result = await call(WriteFile(), ToolContext(workspace=as_nobody), path="locked.txt",
+                        content="new\n")
+    assert result.output == "Replaced locked.txt, which could not be read (1 lines; no diff)"
+    os.seteuid(0)
+    try:
+        assert locked.read_text() == "new\n"
+    finally:
+        os.seteuid(65534)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated, Any
 
 import typer
 
-from swebash_py.front.words import age, turns_text
+from swebash_py.front.words import DIR_WIDTH, age, directory_text, turns_text
 
 app = typer.Typer(help="Stored conversations.", no_args_is_help=True, add_completion=False)
 
@@ -28,7 +27,6 @@ def _resolve(store: Any, session_id: str) -> Any:
 
 
 LIST_COLUMNS = ("ID", "UPDATED", "TURNS", "DIRECTORY", "MODEL", "TITLE")
-DIR_WIDTH = 24
 
 
 @app.command("list")
@@ -55,17 +53,6 @@ def list_(limit: Annotated[int, typer.Option("-n", "--limit")] = 20,
         typer.echo(f"{short[info.id]:<{width}}  {age(info.updated):>9}  "
                    f"{turns_text(info.turns):>10}  {directory_text(info.cwd):<{DIR_WIDTH}}  "
                    f"{info.model or '':<28}  {title}")
-
-
-def directory_text(cwd: str | None, width: int = DIR_WIDTH) -> str:
-    """``~/src/app``; a long path keeps its end (the part that tells folders apart):
-    ``…/work/app``. No spaces inside, so ``awk`` still sees one field."""
-    if not cwd:
-        return "-"
-    home = os.path.expanduser("~")
-    path = "~" + cwd[len(home):] if home != "/" and (cwd + "/").startswith(home + "/") else cwd
-    path = path.replace(" ", "\u2423")  # a visible space: the columns stay fields
-    return path if len(path) <= width else "\u2026" + path[-(width - 1):]
 
 
 def _list_all_hosts(limit: int) -> None:
