@@ -2,10 +2,13 @@
 
 Calls are submitted the moment their arguments complete in the stream. Each
 runs through one pipeline — parse, validate, permission, pre-hooks, run (with
-progress and a timeout), post-hooks, result — and every failure becomes an
-error result the model can act on. Ordering: read-only calls run
-concurrently (bounded); any other call waits for every call emitted before
-it, and every call waits for the non-read-only calls emitted before it.
+progress and a timeout), the audit record, post-hooks, result — and every
+failure becomes an error result the model can act on. A previewed call takes
+the same pipeline: only its runner differs, plus a settle step whose question
+gives its verdict (``agent.execution`` picks the runner from the call's plan).
+Ordering: read-only calls run concurrently (bounded); any other call waits for
+every call emitted before it, and every call waits for the non-read-only calls
+emitted before it.
 Questions to the user wait until the reply has finished streaming and are
 asked one at a time, in emission order. Results come back in emission order.
 """
@@ -18,19 +21,18 @@ import json
 import time
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from swebash_py.approvals.audit import CallRecord, DecisionLabel, label_for
-from swebash_py.approvals.decision import Approver, PendingCall, Verdict
+from swebash_py.agent.execution import Execution
+from swebash_py.approvals.audit import CallRecord, DecisionLabel
+from swebash_py.approvals.decision import Approver, Judgement, PendingCall, Verdict
 from swebash_py.engine.messages import ImageBlock, ToolResultBlock, ToolUseBlock
 from swebash_py.errors import ToolFailed
 from swebash_py.events import (
-    ApprovalEvent,
     BlockStart,
     BlockStop,
-    Notice,
     ToolProgress,
     TurnEvent,
 )
@@ -38,6 +40,7 @@ from swebash_py.text.truncate import cap_middle
 from swebash_py.tools.base import Tool, ToolContext, ToolResult, redact_result
 
 if TYPE_CHECKING:
+    from swebash_py.preview.flow import JournalFactory
     from swebash_py.tools.args import ToolArgs
 
 Emit = Callable[[TurnEvent], None]
@@ -70,7 +73,7 @@ class ToolExecutor:
                  emit: Emit, next_index: Callable[[], int], *, max_concurrency: int = 8,
                  timeout: float | None = None, pre_hook: PreHook | None = None,
                  post_hook: PostHook | None = None, debug: bool = False,
-                 journal: Callable[[], Any] | None = None,
+                 journal: JournalFactory | None = None,
                  on_result: OnResult = lambda _block: None,
                  audit: AuditSink | None = None) -> None:
         self._registry = registry
@@ -81,16 +84,16 @@ class ToolExecutor:
         self._context = context
         self._emit = emit
         self._next_index = next_index
-        self._limit = asyncio.Semaphore(max_concurrency)
-        self._timeout = timeout or context.command_timeout + 15
+        self._execution = Execution(context, approver, emit,
+                                    timeout=timeout or context.command_timeout + 15,
+                                    max_concurrency=max_concurrency, debug=debug,
+                                    journal=journal)
         self._pre_hook, self._post_hook = pre_hook, post_hook
         self._debug = debug
         self._audit = audit
-        self._journal = journal  # a preview's apply records into it (undo)
         self._slots: list[_Slot] = []
         self._stream_done = asyncio.Event()
         self._ask_gate: asyncio.Future[None] | None = None
-        self._started: set[str] = set()
 
     # -- public -----------------------------------------------------------------
 
@@ -125,7 +128,7 @@ class ToolExecutor:
         """The reply failed: calls already running finish (their side effects are
         real); the others are cancelled and get ``reason``."""
         for slot in self._slots:
-            if slot.call.id not in self._started:
+            if slot.call.id not in self._execution.started:
                 slot.task.cancel()
         await asyncio.gather(*(s.task for s in self._slots), return_exceptions=True)
         return [self._finished_or(slot, reason) for slot in self._slots]
@@ -157,29 +160,45 @@ class ToolExecutor:
             pending_or_error = self._preview(call, *valid)
             if isinstance(pending_or_error, str):
                 return self._finish(call, ToolResult(pending_or_error, is_error=True))
-            pending = pending_or_error
-            verdict = await self._decide(pending, gate_before, my_gate)
-            if verdict.preview and verdict.action == "ask":  # the gate is still held
-                return self._finish(call, await self._previewed(pending, verdict))
-            label = label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
-            if verdict.action != "allow":
-                self._record(pending, label, None)
-                return self._finish(call, ToolResult(_denial_text(verdict), is_error=True))
-            if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
-                self._record(pending, "hook", None)
-                return self._finish(call, ToolResult(f"denied by a hook: {hook_denial}",
-                                                     is_error=True))
-            if moved := self._moved_since_judged(pending):
-                self._record(pending, "denied", None)
-                return self._finish(call, ToolResult(moved, is_error=True))
-            started = time.monotonic()
-            result = await self._run(pending, verdict.grant)
-            self._record(pending, label, result, time.monotonic() - started)
-            if self._post_hook:
-                await self._post_hook(pending, result)
-            return self._finish(call, result)
+            judged = await self._decide(pending_or_error, gate_before, my_gate)
+            return self._finish(call, await self._carry_out(pending_or_error, judged))
         finally:
             _pass_gate(gate_before, my_gate)
+
+    async def _carry_out(self, pending: PendingCall, judged: Judgement) -> ToolResult:
+        """The one path of a judged call, previewed or not: the denial, the
+        pre-hook, the run (with the runner its plan picks), the audit record,
+        the post-hook. A preview (``plan.preview``) is a different runner plus a
+        settle step whose question gives the verdict (``agent.execution``)."""
+        verdict, plan = judged
+        previewed = bool(plan.preview) and verdict.action != "deny"
+        if not previewed and verdict.action != "allow":
+            self._record(pending, self._execution.label(verdict), None)
+            return ToolResult(_denial_text(verdict), is_error=True)
+        if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
+            return self._refused(pending, previewed, Verdict("deny", "hook", hook_denial), "hook",
+                                 f"denied by a hook: {hook_denial}")
+        if moved := self._moved_since_judged(pending):
+            return self._refused(pending, previewed, Verdict("deny", "mode", moved), "denied",
+                                 moved)
+        started = time.monotonic()
+        ran = await self._execution.run(pending, judged)  # the runner its plan picks
+        if ran.result is None:  # asked again without a preview, and refused
+            self._record(pending, ran.label, None)
+            return ToolResult(_denial_text(ran.verdict), is_error=True)
+        self._record(pending, ran.label, ran.result if ran.applied else None,
+                     time.monotonic() - started)
+        if self._post_hook:
+            await self._post_hook(pending, ran.result)
+        return ran.result
+
+    def _refused(self, pending: PendingCall, previewed: bool, verdict: Verdict,
+                 label: DecisionLabel, text: str) -> ToolResult:
+        """A call a hook or a moved path stopped before it ran."""
+        if previewed:  # its verdict was to come with the preview: say it now
+            self._execution.approval(pending, verdict)
+        self._record(pending, label, None)
+        return ToolResult(text, is_error=True)
 
     def _validate(self, call: ToolUseBlock,
                   tool: Tool[Any] | None) -> tuple[Tool[Any], ToolArgs] | str:
@@ -236,98 +255,26 @@ class ToolExecutor:
                 "was approved (it changed meanwhile); call it again to have it judged afresh")
 
     async def _decide(self, pending: PendingCall, gate_before: asyncio.Future[None] | None,
-                      my_gate: asyncio.Future[None]) -> Verdict:
-        verdict = self._approver.check(pending)
+                      my_gate: asyncio.Future[None]) -> Judgement:
+        """Check, and ask when the check says so (in emission order, once the
+        reply has streamed). A call previewed first is asked after its preview
+        (``preview.flow.settle``), and under strict the preview follows the
+        question: for both the question gate stays held until the call ends."""
+        judged = self._approver.check(pending)
+        verdict, plan = judged
         if verdict.action == "ask":
             await self._stream_done.wait()
             if gate_before is not None:
                 await gate_before
-            if verdict.preview == "first":
-                return verdict  # asked after its preview (preview.flow)
-            mode = verdict.preview
-            verdict = await self._approver.ask(pending, verdict)
-            if mode and verdict.action == "allow":  # strict: the preview follows the question
-                return dataclasses.replace(verdict, action="ask", preview=mode)
+            if plan.preview == "first":
+                return judged
+            verdict = await self._approver.ask(pending, judged)
+            judged = Judgement(verdict, plan)
+            if plan.preview and verdict.action == "allow":
+                return judged
         _pass_gate(gate_before, my_gate)
-        action: Literal["allow", "deny"] = "allow" if verdict.action == "allow" else "deny"
-        self._emit(ApprovalEvent(pending.call.id, pending.call.name, action, verdict.by,
-                                 verdict.reason))
-        return verdict
-
-    async def _previewed(self, pending: PendingCall, verdict: Verdict) -> ToolResult:
-        """Run as a preview, ask about its changes, apply or discard; falls back
-        to the ordinary question (one line saying why) when no overlay can be
-        set up for this command."""
-        from swebash_py.preview.flow import PreviewUnavailable, previewed_call
-
-        call = pending.call
-        if self._pre_hook and (hook_denial := await self._pre_hook(pending)):
-            self._emit(ApprovalEvent(call.id, call.name, "deny", "hook", hook_denial))
-            self._record(pending, "hook", None)
-            return ToolResult(f"denied by a hook: {hook_denial}", is_error=True)
-        context = dataclasses.replace(self._context, progress=self._progress_sink(call),
-                                      grant="write")
-        self._started.add(call.id)
-        self._emit(ToolProgress(call.id, call.name, "running"))
-        try:
-            done = await previewed_call(pending, verdict, self._approver, context, self._emit,
-                                        self._journal)
-        except PreviewUnavailable as exc:
-            note = f"no preview for this command: {exc}"
-            self._emit(Notice(note))
-            if verdict.partly_listed:  # no question: it runs read-only (approvals.grant)
-                verdict = dataclasses.replace(verdict, action="allow", preview="", grant="read")
-            elif verdict.preview == "first":
-                verdict = await self._approver.ask(pending, dataclasses.replace(
-                    verdict, preview="", warnings=[*verdict.warnings, note]))
-            self._emit(ApprovalEvent(call.id, call.name,
-                                     "allow" if verdict.action == "allow" else "deny",
-                                     verdict.by, verdict.reason))
-            label = label_for(verdict.action, verdict.by, self._approver.mode, verdict.label)
-            if verdict.action != "allow":
-                self._record(pending, label, None)
-                return ToolResult(_denial_text(verdict), is_error=True)
-            started = time.monotonic()
-            result = await self._run(pending, verdict.grant)
-            self._record(pending, label, result, time.monotonic() - started)
-        except Exception as exc:  # a failed preview applies nothing and must not crash
-            detail = traceback.format_exc() if self._debug else ""
-            return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
-                              .rstrip(), is_error=True)
-        else:
-            self._emit(ApprovalEvent(call.id, call.name,
-                                     "allow" if done.verdict.action == "allow" else "deny",
-                                     done.verdict.by, done.verdict.reason))
-            result = done.result
-            applied = done.verdict.action == "allow"
-            self._record(pending, label_for(done.verdict.action, done.verdict.by,
-                                            self._approver.mode,
-                                            done.verdict.label) if applied else "discarded",
-                         result if applied else None)
-        if self._post_hook:
-            await self._post_hook(pending, result)
-        return result
-
-    async def _run(self, pending: PendingCall, grant: str = "write") -> ToolResult:
-        call = pending.call
-        progress = self._progress_sink(call)
-        context = dataclasses.replace(self._context, progress=progress, grant=grant)
-        limit = self._limit if pending.tool.read_only else _NO_LIMIT
-        async with limit:
-            self._started.add(call.id)
-            self._emit(ToolProgress(call.id, call.name, "running"))
-            try:
-                return await asyncio.wait_for(pending.tool.run(pending.args, context),
-                                              self._timeout)
-            except ToolFailed as exc:
-                return ToolResult(str(exc), is_error=True)
-            except TimeoutError:
-                return ToolResult(f"{call.name} timed out after {self._timeout:.0f} s",
-                                  is_error=True)
-            except Exception as exc:
-                detail = traceback.format_exc() if self._debug else ""
-                return ToolResult(f"{call.name} failed: {type(exc).__name__}: {exc}\n{detail}"
-                                  .rstrip(), is_error=True)
+        self._execution.approval(pending, verdict)
+        return judged
 
     def _record(self, pending: PendingCall, label: DecisionLabel, result: ToolResult | None,
                 seconds: float | None = None) -> None:
@@ -346,11 +293,6 @@ class ToolExecutor:
         except Exception:
             if self._debug:
                 traceback.print_exc()
-
-    def _progress_sink(self, call: ToolUseBlock) -> Callable[[str], None]:
-        def progress(text: str) -> None:
-            self._emit(ToolProgress(call.id, call.name, "output", text))
-        return progress
 
     def _finish(self, call: ToolUseBlock, result: ToolResult) -> ToolResultBlock:
         result = redact_result(result)  # secret values never reach the model
@@ -384,17 +326,6 @@ class ToolExecutor:
         if block.call_id not in self._answered:
             self._answered.add(block.call_id)
             self._on_result(block)
-
-
-class _NoLimit:
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_LIMIT = _NoLimit()
 
 
 async def _wait_for(before: list[_Slot], *, writes_only: bool) -> None:

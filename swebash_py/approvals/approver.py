@@ -21,7 +21,7 @@ from swebash_py.approvals import remembered
 from swebash_py.errors import StorageError
 
 if TYPE_CHECKING:
-    from swebash_py.approvals.decision import PendingCall, Verdict
+    from swebash_py.approvals.decision import Judgement, PendingCall, Verdict
     from swebash_py.approvals.rules import RuleSet
 
 logger = logging.getLogger(__name__)
@@ -90,32 +90,35 @@ class PolicyApprover:
     def rules(self) -> RuleSet:
         return self._configured.with_allow(remembered.load(self.workspace), remembered=True)
 
-    def check(self, pending: PendingCall) -> Verdict:
-        from swebash_py.approvals.decision import Verdict
+    def check(self, pending: PendingCall) -> Judgement:
+        from swebash_py.approvals.decision import ExecutionPlan, Judgement, Verdict
 
         try:
             return self._check(pending)
         except Exception as exc:  # judging fails closed: ask (deny with no terminal)
             logger.warning("judging %s failed: %r", pending.tool.name, exc)
-            return Verdict("ask", "mode", f"could not judge this call ({type(exc).__name__}: "
-                                          f"{exc}); asking instead")
+            return Judgement(Verdict("ask", "mode", f"could not judge this call "
+                                                    f"({type(exc).__name__}: {exc}); asking "
+                                                    "instead"), ExecutionPlan())
 
-    def _check(self, pending: PendingCall) -> Verdict:
+    def _check(self, pending: PendingCall) -> Judgement:
         from swebash_py.approvals import policy
         from swebash_py.approvals.audit import label_for
+        from swebash_py.approvals.decision import Judgement
         from swebash_py.approvals.grant import sandbox_decision
 
         args = pending.args.to_dict()
         traits = pending.tool.traits()
         sandboxed = traits.kind != "execute" or self._sandboxed()
-        decision = policy.decide(traits, args, pending.preview, self.mode, self.rules,
-                                 self.workspace, sandboxed=sandboxed)
-        # -- sandbox: decision → grant (the one place; see approvals/grant.py) --
+        judged = policy.judge(traits, args, pending.preview, self.mode, self.rules,
+                              self.workspace, sandboxed=sandboxed)
+        # -- sandbox: judgement → grant (the one place; see approvals/grant.py) --
         analysis = (policy.command_analysis(str(args.get(traits.command_arg, "")))
                     if traits.command_arg is not None else None)
-        decision, grant = sandbox_decision(traits, args, analysis, decision,
-                                           self._host, self.workspace, pending.preview)
-        result = replace(decision, warnings=list(decision.warnings), grant=grant)
+        judged = sandbox_decision(traits, args, analysis, judged, self._host, self.workspace,
+                                  pending.preview)
+        result = replace(judged.verdict, warnings=list(judged.verdict.warnings))
+        plan = judged.plan
         result.label = label_for(result.action, result.by, self.mode)
         if result.action == "allow" and result.by == "rule":
             configured_only = policy.decide(traits, args, pending.preview, self.mode,
@@ -125,39 +128,46 @@ class PolicyApprover:
                 result.label = "user-always"  # a rule the user's "always" answer made
         # a question: a preview first? Not for a rule's question (deny rules that
         # cannot see through `eval "$X"`): that one is asked before anything runs
-        if result.action == "ask" and grant == "write" and result.by != "rule":
-            result.preview = self._preview_mode(pending, self.mode)  # type: ignore[assignment]
-        elif result.action == "allow" and result.partly_listed and grant == "read":
-            result = self._as_preview(pending, result)
-        return result
+        if result.action == "ask" and plan.grant == "write" and result.by != "rule":
+            plan = replace(plan, preview=self._preview_of(pending))
+        elif result.action == "allow" and plan.partly_listed and plan.grant == "read":
+            return self._as_preview(pending, Judgement(result, plan))
+        return Judgement(result, plan)
 
-    def _as_preview(self, pending: PendingCall, result: Verdict) -> Verdict:
+    def _as_preview(self, pending: PendingCall, judged: Judgement) -> Judgement:
         """A command rules admitted only in part, the read-only list the rest: the
         list's word never grants a write. Where previews work it runs as one (a
         preview that changes nothing asks nothing; one that does asks), else it
         keeps its read-only grant."""
-        preview = self._preview_mode(pending, self.mode)
-        if not preview:
-            return result
-        return replace(result, action="ask", preview=preview, grant="write")  # type: ignore[arg-type]
+        from swebash_py.approvals.decision import Judgement
 
-    async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+        preview = self._preview_of(pending)
+        if not preview:
+            return judged
+        return Judgement(replace(judged.verdict, action="ask"),
+                         replace(judged.plan, preview=preview, grant="write"))
+
+    def _preview_of(self, pending: PendingCall) -> Literal["", "first", "after"]:
+        """The preview mode for a call that would ask (``preview.policy``)."""
+        mode = self._preview_mode(pending, self.mode)
+        return "first" if mode == "first" else "after" if mode == "after" else ""
+
+    async def ask(self, pending: PendingCall, judged: Judgement) -> Verdict:
         from swebash_py.approvals.decision import Verdict
 
         try:
-            answered = await self._ask(pending, verdict)
+            return await self._ask(pending, judged)
         except Exception as exc:  # fails closed
             logger.warning("asking about %s failed: %r", pending.tool.name, exc)
-            answered = Verdict("deny", "mode", f"could not ask about this call "
-                                               f"({type(exc).__name__}: {exc})")
-        answered.grant = verdict.grant
-        return answered
+            return Verdict("deny", "mode", f"could not ask about this call "
+                                           f"({type(exc).__name__}: {exc})")
 
-    async def _ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+    async def _ask(self, pending: PendingCall, judged: Judgement) -> Verdict:
         from swebash_py.approvals import policy
         from swebash_py.approvals.decision import Verdict
         from swebash_py.approvals.grant import is_escalation
 
+        verdict = judged.verdict
         escalation = is_escalation(pending.tool.traits(), pending.args.to_dict())
         if self._asker is None:
             if escalation:
@@ -165,7 +175,7 @@ class PolicyApprover:
                                "needs the user's answer and there is no terminal to ask on "
                                "(--yes does not answer it; [sandbox] host_allow can)",
                                label="denied")
-            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending, verdict),
+            return Verdict("deny", "no-terminal", self._no_terminal_reason(pending, judged),
                            label="denied")
         if escalation:
             answer = await self._asker(pending, verdict, None)
@@ -199,11 +209,12 @@ class PolicyApprover:
                            instruction=answer.text, label="denied")
         return Verdict("deny", "user", "the user said no", label="denied")
 
-    def _no_terminal_reason(self, pending: PendingCall, verdict: Verdict) -> str:
+    def _no_terminal_reason(self, pending: PendingCall, judged: Judgement) -> str:
+        verdict = judged.verdict
         if pending.preview.must_ask:
             return (f"{pending.preview.must_ask}: that always needs a question, and there is "
                     "no terminal to ask on (--yes does not answer it)")
-        if verdict.partly_listed:  # rules for the rest, or --yes, would let it write
+        if judged.plan.partly_listed:  # rules for the rest, or --yes, would let it write
             return (f"{verdict.reason}: its changes need the user's answer and there is no "
                     "terminal to ask on (rerun with --yes, or add allow rules for all of it)")
         if verdict.by == "rule" or self.mode == "yolo":  # --yes would not answer it either

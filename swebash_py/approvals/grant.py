@@ -17,10 +17,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from swebash_py.approvals.decision import Decision
+from swebash_py.approvals.decision import ExecutionPlan, Judgement, Verdict
 from swebash_py.approvals.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -44,36 +45,43 @@ def host_rules(patterns: list[str]) -> RuleSet:
     return RuleSet.from_lists([f"{tool}({p})" for tool in runners for p in patterns])
 
 
-def grant_of(decision: Decision) -> Grant:
+def grant_of(judged: Judgement) -> Grant:
     """read for what the built-in read-only list allowed (alone or in part), write
     for everything else allowed."""
-    if decision.action == "allow" and (decision.read_only_list or decision.partly_listed):
+    verdict, plan = judged
+    if verdict.action == "allow" and (plan.read_only_list or plan.partly_listed):
         return "read"
     return "write"
 
 
-def host_may_answer(decision: Decision, preview: Preview) -> bool:
-    """True when ``host_allow`` may stand in for this decision: an allow, or
+def host_may_answer(verdict: Verdict, preview: Preview) -> bool:
+    """True when ``host_allow`` may stand in for this verdict: an allow, or
     the approval mode's own question (not a deny rule's, not a sensitive or
     must-ask path's)."""
-    if decision.action == "allow":
+    if verdict.action == "allow":
         return True
-    return decision.by == "mode" and not (preview.sensitive or preview.must_ask
-                                          or preview.protected)
+    return verdict.by == "mode" and not (preview.sensitive or preview.must_ask
+                                         or preview.protected)
 
 
 def sandbox_decision(traits: ToolTraits, args: dict[str, Any], analysis: Any,
-                     decision: Decision, host: RuleSet, workspace: Path,
-                     preview: Preview) -> tuple[Decision, Grant]:
-    """Adjust the policy's decision for escalation and ``host_allow`` (a tool that
-    runs a command: its ``command_arg`` trait)."""
-    if traits.command_arg is None or decision.action == "deny":
-        return decision, grant_of(decision)
+                     judged: Judgement, host: RuleSet, workspace: Path,
+                     preview: Preview) -> Judgement:
+    """Adjust the policy's judgement for escalation and ``host_allow`` (a tool that
+    runs a command: its ``command_arg`` trait); the plan gets its grant."""
+    verdict = judged.verdict
+    if traits.command_arg is None or verdict.action == "deny":
+        return _granted(judged)
     if is_escalation(traits, args):
-        return Decision("ask", "mode", ESCALATE_REASON,
-                        [*decision.warnings, "runs outside the sandbox"]), "host"
-    if analysis is not None and host.allow and host_may_answer(decision, preview) and host.allowing(
+        return Judgement(Verdict("ask", "mode", ESCALATE_REASON,
+                                 [*verdict.warnings, "runs outside the sandbox"]),
+                         ExecutionPlan(grant="host"))
+    if analysis is not None and host.allow and host_may_answer(verdict, preview) and host.allowing(
             traits.name, [], analysis, workspace):
-        return Decision("allow", "rule", "allowed by [sandbox] host_allow (runs outside the "
-                        "sandbox)", decision.warnings), "host"
-    return decision, grant_of(decision)
+        return Judgement(Verdict("allow", "rule", "allowed by [sandbox] host_allow (runs outside "
+                                 "the sandbox)", verdict.warnings), ExecutionPlan(grant="host"))
+    return _granted(judged)
+
+
+def _granted(judged: Judgement) -> Judgement:
+    return Judgement(judged.verdict, replace(judged.plan, grant=grant_of(judged)))

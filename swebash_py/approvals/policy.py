@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from swebash_py.approvals.decision import Decision
+from swebash_py.approvals.decision import ExecutionPlan, Judgement, Verdict
 from swebash_py.approvals.rules import RuleSet, format_path_rule
 from swebash_py.approvals.shellparse import SHELLS, UNKNOWN, Analysis, analyse
 from swebash_py.sandbox.secrets import is_sensitive
@@ -29,8 +29,15 @@ def command_analysis(command: str) -> Analysis:
 
 
 def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
-           rules: RuleSet, workspace: Path, *, sandboxed: bool = True) -> Decision:
-    """Allow, ask or deny one call (see the module docstring for the order).
+           rules: RuleSet, workspace: Path, *, sandboxed: bool = True) -> Verdict:
+    """Allow, ask or deny one call (``judge``'s verdict)."""
+    return judge(tool, args, preview, mode, rules, workspace, sandboxed=sandboxed).verdict
+
+
+def judge(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
+          rules: RuleSet, workspace: Path, *, sandboxed: bool = True) -> Judgement:
+    """Allow, ask or deny one call (see the module docstring for the order), and
+    whether only the read-only command list allowed it (all or part: the plan).
 
     The read-only command list applies only when commands run ``sandboxed``."""
     workspace = workspace.resolve()
@@ -48,8 +55,8 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     warnings = list(dict.fromkeys(warnings))
 
     def out(action: Literal["allow", "ask", "deny"],
-            by: Literal["mode", "rule"], reason: str) -> Decision:
-        return Decision(action, by, reason, warnings)
+            by: Literal["mode", "rule"], reason: str) -> Judgement:
+        return Judgement(Verdict(action, by, reason, warnings), ExecutionPlan())
 
     if preview.protected:
         return out("deny", "rule", "swebash's own configuration and data are off limits")
@@ -80,13 +87,15 @@ def decide(tool: ToolTraits, args: dict[str, Any], preview: Preview, mode: str,
     used = rules.allowing(tool_name, paths, analysis, workspace, by_list, command=command,
                           risky=lambda argv: bool(_argv_warnings(argv, workspace)))
     if used and listed:  # the list's judgment is never what grants a write (approvals.grant)
-        return Decision("allow", "rule", "partly allowed by " + ", ".join(r.text for r in used)
-                        + ", the rest only by the read-only command list (which never "
-                        "grants a write)", warnings, partly_listed=True)
+        return Judgement(Verdict("allow", "rule", "partly allowed by "
+                                 + ", ".join(r.text for r in used) + ", the rest only by the "
+                                 "read-only command list (which never grants a write)",
+                                 warnings), ExecutionPlan(partly_listed=True))
     if used:
         return out("allow", "rule", "allowed by " + ", ".join(r.text for r in used))
     if used is not None and analysis is not None:
-        return Decision("allow", "mode", "read-only command", warnings, read_only_list=True)
+        return Judgement(Verdict("allow", "mode", "read-only command", warnings),
+                         ExecutionPlan(read_only_list=True))
     approval = tool.default_approval
     if approval == "allow":
         return out("allow", "mode", f"{tool_name} asks no question under {mode}")

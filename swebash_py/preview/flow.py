@@ -1,6 +1,8 @@
-"""One previewed call, start to end: run, show, ask once, apply or discard.
+"""A previewed call's settle step: show, ask once, apply or discard.
 
-``previewed_call`` runs the command as a preview; a preview that changed
+The executor runs a previewed call through its one pipeline like any other
+call, with a ``PreviewRunner`` (``preview.run``) as the call's runner; then
+``settle`` takes the ``Preview`` that runner holds. A preview that changed
 nothing is the result (nothing asked); one past its bound is discarded; one
 with changes asks ONE question (the command, its output's tail, its changes)
 through the approver (unless its only changes are new files .gitignore
@@ -14,20 +16,37 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from swebash_py.approvals.decision import Approver, PendingCall, Verdict
+from swebash_py.approvals.decision import Approver, Judgement, PendingCall, Verdict
 from swebash_py.events import PreviewEvent
-from swebash_py.preview.apply import MOVED
+from swebash_py.preview.apply import MOVED, Journal
 from swebash_py.preview.changes import Change
 from swebash_py.preview.policy import quiet_reason
-from swebash_py.preview.run import Preview, PreviewUnavailable, bound_message
+from swebash_py.preview.run import (
+    Preview,
+    PreviewRunner,
+    PreviewUnavailable,
+    bound_message,
+    refused_note,
+)
 from swebash_py.preview.summary import as_json, change_line, counts_line, shown_name, summary_text
 from swebash_py.tools.base import ToolContext, ToolResult
 
 Outcome = Literal["no-changes", "applied", "discarded", "over-bound"]
 OUTPUT_TAIL_LINES = 20
 Emit = Callable[[Any], None]
+
+
+class TurnJournal(Journal, Protocol):
+    """Where an apply records what it changed, for ``/undo``
+    (``preview.checkpoint.StoreJournal``)."""
+
+    def commit(self, tool: str) -> None: ...
+    def note(self) -> str | None: ...
+
+
+JournalFactory = Callable[[], "TurnJournal | None"]
 
 
 @dataclass
@@ -49,28 +68,37 @@ def output_tail(text: str, lines: int = OUTPUT_TAIL_LINES) -> str:
     return "\n".join([f"… {len(kept) - lines} earlier lines", *kept[-lines:]])
 
 
-async def previewed_call(pending: PendingCall, verdict: Verdict, approver: Approver,
-                         context: ToolContext, emit: Emit,
-                         journal: Callable[[], Any] | None = None) -> Previewed:
-    """Run ``pending`` (a run_command) as a preview and settle it.
+@dataclass
+class Settling:
+    """What settling one preview needs besides the preview: who asks, where
+    events and the undo journal go, and the call's context."""
 
-    Raises ``PreviewUnavailable`` before anything ran when no overlay can be
-    set up for this command (the caller falls back to the ordinary question).
-    """
-    max_mb = context.sandbox.preview_max_mb
-    found, result = await pending.tool.run_preview(pending.args, context, max_mb)  # type: ignore[attr-defined]
-    preview: Preview = found
+    approver: Approver
+    emit: Emit
+    context: ToolContext
+    journal: JournalFactory | None = None
+
+
+async def settle(pending: PendingCall, judged: Judgement, runner: PreviewRunner,
+                 result: ToolResult, how: Settling) -> Previewed:
+    """Settle the preview ``runner`` caught while the call ran (``result``);
+    the overlay is freed whatever way it ends."""
+    preview = runner.preview
+    if preview is None:  # the run failed before the overlay held anything
+        return Previewed(Verdict("deny", "mode", "the preview did not run"), result,
+                         "discarded")
     try:
-        return await _settle(pending, verdict, approver, preview, result, emit, journal,
-                             context)
+        if preview.changes.refused:
+            result = dataclasses.replace(result, output=result.output + "\n" + refused_note(
+                preview.changes.refused, runner.workspace))
+        return await _settle(pending, judged, preview, result, how)
     finally:
         preview.discard()
 
 
-async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, preview: Preview,
-                  result: ToolResult, emit: Emit, journal: Callable[[], Any] | None,
-                  context: ToolContext) -> Previewed:
-    call = pending.call
+async def _settle(pending: PendingCall, judged: Judgement, preview: Preview,
+                  result: ToolResult, how: Settling) -> Previewed:
+    call, emit = pending.call, how.emit
     if preview.over_bound:
         emit(PreviewEvent(call.id, call.name, "over-bound", [], bound_message(preview.max_mb)))
         return Previewed(Verdict("deny", "mode", bound_message(preview.max_mb)),
@@ -79,35 +107,35 @@ async def _settle(pending: PendingCall, verdict: Verdict, approver: Approver, pr
         emit(PreviewEvent(call.id, call.name, "no-changes", [], "changes: no changes"))
         return Previewed(Verdict("allow", "mode", "the preview changed no file"), result,
                          "no-changes")
-    if verdict.preview == "first" and (quiet := quiet_reason(preview.changes,
-                                                             context.workspace)):
+    if judged.plan.preview == "first" and (quiet := quiet_reason(preview.changes,
+                                                                 how.context.workspace)):
         emit(PreviewEvent(call.id, call.name, "applied", as_json(preview.changes), quiet))
         unasked = Verdict("allow", "mode", quiet)
-        return await _apply(pending, verdict, approver, preview, result, journal, context,
-                            unasked, f"changes applied {quiet}")
+        return await _apply(pending, judged, preview, result, how, unasked,
+                            f"changes applied {quiet}")
     summary = summary_text(preview.changes)
     shown = dataclasses.replace(pending, preview=dataclasses.replace(
         pending.preview, output=output_tail(result.output), changes=summary))
-    answered = await approver.ask(shown, verdict)
+    answered = await how.approver.ask(shown, judged)
     decided = outcome(answered)
     emit(PreviewEvent(call.id, call.name, decided, as_json(preview.changes), summary))
     if decided == "discarded":
         return Previewed(answered, _discarded(answered.reason, result), decided)
-    return await _apply(pending, verdict, approver, preview, result, journal, context,
-                        answered, f"changes applied: {counts_line(preview.changes)}")
+    return await _apply(pending, judged, preview, result, how, answered,
+                        f"changes applied: {counts_line(preview.changes)}")
 
 
-async def _apply(pending: PendingCall, verdict: Verdict, approver: Approver, preview: Preview,
-                 result: ToolResult, journal: Callable[[], Any] | None, context: ToolContext,
-                 answered: Verdict, note: str) -> Previewed:
+async def _apply(pending: PendingCall, judged: Judgement, preview: Preview, result: ToolResult,
+                 how: Settling, answered: Verdict, note: str) -> Previewed:
     """Apply the preview's changes (checkpointed); what the user changed since it
     began is shown and asked about again."""
-    record = journal() if journal is not None else _store_journal(context)
+    record = how.journal() if how.journal is not None else _store_journal(how.context)
     report = preview.apply(record, keep=True)
     kept = report.conflicts
     if kept:  # changed in the workspace since the preview: shown, and asked again
-        again = await approver.ask(dataclasses.replace(pending, preview=dataclasses.replace(
-            pending.preview, output=None, changes=conflicts_text(kept))), verdict)
+        again = await how.approver.ask(dataclasses.replace(
+            pending, preview=dataclasses.replace(pending.preview, output=None,
+                                                 changes=conflicts_text(kept))), judged)
         if again.action == "allow":
             kept = preview.apply_conflicts(report, record).conflicts
     text = f"{result.output}\n[{note}]"
@@ -116,14 +144,14 @@ async def _apply(pending: PendingCall, verdict: Verdict, approver: Approver, pre
         text += f"\n[not applied, to keep the user's changes: {names}]"
     applied = dataclasses.replace(result, output=text, metadata={
         **result.metadata, "conflicts": [str(c.path) for c, _ in kept]})
-    if record is not None and hasattr(record, "commit"):
+    if record is not None:
         record.commit(pending.call.name)
         if undo_note := record.note():
             applied.output += f"\n{undo_note}"
     return Previewed(answered, applied, "applied")
 
 
-def _store_journal(context: ToolContext) -> Any:
+def _store_journal(context: ToolContext) -> TurnJournal | None:
     """The turn's checkpoints, when the session keeps them (``/undo``)."""
     checkpoints = context.checkpoints
     if checkpoints is None:
@@ -150,4 +178,4 @@ def _discarded(reason: str, result: ToolResult) -> ToolResult:
                       metadata=result.metadata)
 
 
-__all__ = ["PreviewUnavailable", "Previewed", "outcome", "previewed_call"]
+__all__ = ["PreviewUnavailable", "Previewed", "Settling", "TurnJournal", "outcome", "settle"]

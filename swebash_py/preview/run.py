@@ -6,6 +6,11 @@ sets up, and returns a ``Preview``: the process result, the change set, and
 ``apply()`` / ``discard()``. It raises ``PreviewUnavailable`` (with a one-line
 reason) when the overlay cannot be set up for this command; the caller then
 falls back to the ordinary question before the run.
+
+``PreviewRunner`` is the same run behind the one execution seam
+(``sandbox.runner.Runner``): a tool hands it an ``ExecRequest`` as it would the
+ordinary runner and gets the ``ProcResult``; the executor, which chose it, then
+takes the ``Preview`` (the change set and the held overlay) to settle.
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ from swebash_py.process.proc import ProcResult, run_process
 from swebash_py.sandbox import bwrap, overlay, seccomp
 from swebash_py.sandbox.env import sandbox_env
 from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.runner import ExecRequest, RunnerUnavailable
 
 FULL_BELOW = 1 << 20  # a bounded tmpfs with less than this free counts as full
 FEW_FILES = 64  # ... or with fewer files left than this (its inode bound)
 
 
-class PreviewUnavailable(Exception):
+class PreviewUnavailable(RunnerUnavailable):
     """The overlay cannot be set up for this command (the reason is one line)."""
 
 
@@ -161,6 +167,32 @@ async def run_preview(argv: list[str], policy: SandboxPolicy, *, timeout: float,
         os.close(fd)
         raise
     return Preview(res, changes, max_mb, over, fd)
+
+
+class PreviewRunner:
+    """A runner whose writes are caught, not made: one per previewed call."""
+
+    writes_land = False  # the change set drops settings; nothing to sweep
+
+    def __init__(self, max_mb: int) -> None:
+        self.max_mb = max_mb
+        self.preview: Preview | None = None  # the last run's, until it is taken
+        self.workspace = Path()  # the last run's workspace (its changes' names are shown
+        # relative to it)
+
+    async def run(self, request: ExecRequest) -> ProcResult:
+        """Run ``request`` as a preview (``PreviewUnavailable``: nothing ran)."""
+        self.discard()  # a second run replaces the first: never hold two overlays
+        self.workspace = request.policy.workspace
+        self.preview = await run_preview(
+            request.argv, request.policy, timeout=request.timeout, max_mb=self.max_mb,
+            on_output=request.on_output, extra_env=request.extra_env,
+            head=request.head, tail=request.tail)
+        return self.preview.result
+
+    def discard(self) -> None:
+        if self.preview is not None:
+            self.preview.discard()
 
 
 def _setup_error(res: ProcResult) -> str:

@@ -144,9 +144,10 @@ async def ask_like_read_file(mention: Mention, workspace: Path, approver: Approv
     preview.summary += f"  (to attach @{mention.name} to your question)"
     call = ToolUseBlock(f"mention-{n}", tool.name, json.dumps({"path": raw}))
     pending = PendingCall(call, tool, args, preview)
-    verdict = approver.check(pending)
+    judged = approver.check(pending)
+    verdict = judged.verdict
     if verdict.action == "ask":
-        verdict = await approver.ask(pending, verdict)
+        verdict = await approver.ask(pending, judged)
     return "" if verdict.action == "allow" else (verdict.reason or "not allowed")
 
 

@@ -1,10 +1,14 @@
-"""The seam: ``run(argv, policy) -> ProcResult``, with bubblewrap,
-sandbox-exec and "none" behind it (``Backend``), chosen once per process.
+"""The one execution seam: ``Runner.run(ExecRequest) -> ProcResult``.
 
-A backend turns an argv and a policy into the argv and environment to exec
-(``launch``); the runner runs that through ``process.proc.run_process`` (own
-process group, bounded capture, timeout). A later preview backend fits the
-same shape: ``launch`` plus a change set read after the run.
+A tool that runs a process describes it as an ``ExecRequest`` (argv, the
+sandbox policy, limits, where output goes) and hands it to the ``Runner`` its
+context carries; it never picks how it runs. ``SandboxRunner`` runs it with
+bubblewrap, sandbox-exec or "none" behind it (``Backend``, chosen once per
+process): a backend turns an argv and a policy into the argv and environment
+to exec (``launch``); the runner runs that through ``process.proc.run_process``
+(own process group, bounded capture, timeout). The overlay preview is one more
+``Runner`` (``preview.run.PreviewRunner``): the same result, plus the change set
+it caught. The executor picks the runner from the call's execution plan.
 """
 
 from __future__ import annotations
@@ -46,6 +50,40 @@ class Availability:
     ok: bool
     name: str
     detail: str  # the version when ok, else why not and what to install
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """One process to run: what, under which walls, for how long, output where.
+
+    ``extra_env`` is added to the sandbox's environment; ``plain_env`` is the
+    whole environment when the policy is ``off`` (the run is outside)."""
+
+    argv: list[str]
+    policy: SandboxPolicy
+    timeout: float
+    on_output: Callable[[str], None] = lambda _t: None
+    extra_env: Mapping[str, str] | None = None
+    head: int = 15_000
+    tail: int = 15_000
+    plain_env: Mapping[str, str] | None = None
+
+
+class RunnerUnavailable(Exception):
+    """This runner cannot run this request (nothing ran; the reason is one
+    line): the caller may choose another runner."""
+
+
+class Runner(Protocol):
+    """The seam every process a tool runs for the model goes through.
+
+    ``writes_land``: whether the run's writes land in the workspace (the
+    ordinary runner), or are caught for a question first (a preview's): what
+    the settings guard must sweep after a run (``settings_guard.sweep``)."""
+
+    writes_land: bool
+
+    async def run(self, request: ExecRequest) -> ProcResult: ...
 
 
 class Backend(Protocol):
@@ -138,3 +176,21 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
     if 128 < res.returncode <= 128 + 64:  # the sandbox reports a child's signal as 128+N
         return dataclasses.replace(res, returncode=128 - res.returncode)
     return res
+
+
+class SandboxRunner:
+    """The ordinary runner: the request's policy says the walls (``off``: none)."""
+
+    writes_land = True
+
+    def __init__(self, chosen: Backend | None = None) -> None:
+        self._chosen = chosen
+
+    async def run(self, request: ExecRequest) -> ProcResult:
+        return await run(request.argv, request.policy, timeout=request.timeout,
+                         on_output=request.on_output, extra_env=request.extra_env,
+                         head=request.head, tail=request.tail, plain_env=request.plain_env,
+                         chosen=self._chosen)
+
+
+DIRECT = SandboxRunner()  # what a call runs with unless its plan says otherwise

@@ -27,6 +27,7 @@ from swebash_py.provider.base import ToolSpec
 
 if TYPE_CHECKING:
     from swebash_py.checkpoints.model import Checkpointer
+    from swebash_py.sandbox.runner import Runner
     from swebash_py.tools.args import ToolArgs
 
 A = TypeVar("A", bound="ToolArgs")
@@ -91,6 +92,8 @@ class ToolContext:
     checkpoints: Checkpointer | None = None  # file changes are recorded here for /undo
     jobs: Any = None  # background commands (tools.background.JobTable)
     grant: str = "write"  # read | write | host: the sandbox this call runs in (approvals.grant)
+    runner: Runner | None = None  # how its processes run (None: sandbox.runner.DIRECT); the
+    # executor picks it from the call's execution plan (a preview's catches the writes)
 
 
 @dataclass

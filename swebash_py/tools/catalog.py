@@ -68,7 +68,7 @@ class LazyTool(Tool[Any]):
     async def run(self, args: Any, ctx: ToolContext) -> ToolResult:
         return await self.loaded().run(args, ctx)
 
-    def __getattr__(self, name: str) -> Any:  # ``Args``, ``run_preview``, ...
+    def __getattr__(self, name: str) -> Any:  # ``Args``, ``timeout``, ...
         if name.startswith("__") or name in ("_real", "_settings"):
             raise AttributeError(name)
         return getattr(self.loaded(), name)

@@ -3,7 +3,9 @@
 The command runs through the user's shell (``$SHELL`` when it is bash, zsh or
 sh, else /bin/bash) with ``-c``, in the workspace, in a new session, with
 stdin from /dev/null and a non-interactive environment from which API keys and
-tokens are removed. The process runner is ``proc.run_process``.
+tokens are removed. It runs through the runner its context carries
+(``sandbox.runner.Runner``: the ordinary sandbox, or the preview's overlay,
+as the executor chose from the call's plan); it never picks one itself.
 
 Outcome policy: a non-zero exit status is a normal result (``is_error`` is
 false; the status line says ``exit code N``), because a failing test or grep
@@ -20,7 +22,7 @@ import shlex
 import shutil
 import signal
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated
 
 from msgspec import Meta
 
@@ -37,7 +39,8 @@ from swebash_py.process.values import is_secret_name
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.build import build_policy
 from swebash_py.sandbox.notes import access_note, status_note
-from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.policy import Grant, SandboxPolicy
+from swebash_py.sandbox.runner import ExecRequest
 from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.base import Preview, Tool, ToolContext, ToolResult
@@ -130,7 +133,7 @@ class RunCommand(Tool[RunCommandArgs]):
     kind = "execute"
     command_arg = "command"  # rules, the judgement and host_allow read this argument
     escalate_arg = "escalate"
-    previews = True  # run_preview: the command in an overlay, its changes asked about
+    previews = True  # the executor may run it with the preview's runner (agent.execution)
     description = (
         "Run a shell command in the workspace and return its combined stdout and stderr, "
         "followed by a status line with the exit code and duration (a non-zero exit code is "
@@ -170,39 +173,20 @@ class RunCommand(Tool[RunCommandArgs]):
         limit = self.timeout(args, ctx)
         half = max(2_000, ctx.max_output_chars // 2 - 200)
         policy = sandbox_policy(ctx)
+        request = ExecRequest([pick_shell(), "-c", script(args, ctx)], policy, timeout=limit,
+                              on_output=ctx.progress, extra_env=ctx.env, head=half, tail=half,
+                              plain_env=command_env(extra=ctx.env))
+        runner = ctx.runner or sandbox_runner.DIRECT
         try:
-            res = await sandbox_runner.run(
-                [pick_shell(), "-c", script(args, ctx)], policy, timeout=limit,
-                on_output=ctx.progress, extra_env=ctx.env, head=half, tail=half,
-                plain_env=command_env(extra=ctx.env))
+            res = await runner.run(request)
         except OSError as exc:
             raise ToolFailed(f"could not start the shell: {exc}") from exc
-        finally:
-            removed = sweep(policy, remove_if_same)  # every process of the run is dead now
+        finally:  # every process of the run is dead now
+            removed = sweep(policy, remove_if_same) if runner.writes_land else []
         result = command_result(res, limit, policy, ctx)
         if removed:
             result.output += "\n" + sweep_note(removed, policy.workspace)
         return result
-
-    async def run_preview(self, args: RunCommandArgs, ctx: ToolContext,
-                          max_mb: int) -> tuple[Any, ToolResult]:
-        """Run as a preview (``preview.run``): its writes are caught, not made.
-        Raises ``PreviewUnavailable`` when no overlay can be set up for it."""
-        from swebash_py.preview.run import refused_note, run_preview
-
-        limit = self.timeout(args, ctx)
-        half = max(2_000, ctx.max_output_chars // 2 - 200)
-        policy = build_policy(ctx.sandbox, "write", ctx.workspace)
-        try:
-            found = await run_preview([pick_shell(), "-c", script(args, ctx)], policy,
-                                      timeout=limit, max_mb=max_mb, on_output=ctx.progress,
-                                      extra_env=ctx.env, head=half, tail=half)
-        except OSError as exc:
-            raise ToolFailed(f"could not start the shell: {exc}") from exc
-        result = command_result(found.result, limit, policy, ctx)
-        if found.changes.refused:
-            result.output += "\n" + refused_note(found.changes.refused, policy.workspace)
-        return found, result
 
 
 def script(args: RunCommandArgs, ctx: ToolContext) -> str:
@@ -243,8 +227,7 @@ def command_result(res: ProcResult, limit: float, policy: SandboxPolicy,
 def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
     """The walls for this call; refuses (``ToolFailed``) rather than run weaker
     than an explicitly configured mode."""
-    grant = ctx.grant if ctx.grant in ("read", "write", "host") else "read"
-    policy = build_policy(ctx.sandbox, grant, ctx.workspace)  # type: ignore[arg-type]
+    policy = build_policy(ctx.sandbox, _grant(ctx), ctx.workspace)
     if policy.mode == "off":
         return policy
     found = sandbox_runner.available()
@@ -255,6 +238,11 @@ def sandbox_policy(ctx: ToolContext) -> SandboxPolicy:
                          f"{found.detail}; see `ai doctor`")
     # auto without a sandbox: the approver asked for everything but plain reads
     return dataclasses.replace(policy, mode="off")
+
+
+def _grant(ctx: ToolContext) -> Grant:
+    """The context's grant; anything unknown is the narrowest (fail closed)."""
+    return "host" if ctx.grant == "host" else "write" if ctx.grant == "write" else "read"
 
 
 def _configured_mode(ctx: ToolContext) -> str:

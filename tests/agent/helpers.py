@@ -7,7 +7,7 @@ from typing import Any
 
 from swebash_py.agent.fitting import ContextFitter
 from swebash_py.agent.loop import Agent, AgentOptions, Fitter, Recorder
-from swebash_py.approvals.decision import Approver, Decision, PendingCall
+from swebash_py.approvals.decision import Approver, ExecutionPlan, Judgement, PendingCall, Verdict
 from swebash_py.engine.messages import Message
 from swebash_py.events import TurnEvent
 from swebash_py.provider.client import ProviderClient
@@ -22,11 +22,11 @@ class DenyAll:
 
     mode = "strict"
 
-    def check(self, pending: PendingCall) -> Decision:
-        return Decision("deny", "mode", "tool calls are disabled")
+    def check(self, pending: PendingCall) -> Judgement:
+        return Judgement(Verdict("deny", "mode", "tool calls are disabled"), ExecutionPlan())
 
-    async def ask(self, pending: PendingCall, verdict: Decision) -> Decision:
-        return Decision("deny", "mode", "tool calls are disabled")
+    async def ask(self, pending: PendingCall, judged: Judgement) -> Verdict:
+        return Verdict("deny", "mode", "tool calls are disabled")
 
 
 MODELS = {"openai": "openai/test-model", "anthropic": "anthropic/claude-test"}

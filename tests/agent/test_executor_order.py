@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from swebash_py.approvals.decision import PendingCall, Verdict
+from swebash_py.approvals.decision import ExecutionPlan, Judgement, PendingCall, Verdict
 from tests.agent.helpers import make_agent, run
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply, ToolCall
@@ -24,11 +24,11 @@ class AskSome:
         self.max_in_flight = 0
         self.order: list[str] = []
 
-    def check(self, pending: PendingCall) -> Verdict:
+    def check(self, pending: PendingCall) -> Judgement:
         label = str(json.loads(pending.call.arguments).get("label", ""))
-        return Verdict("ask" if label.startswith("ask") else "allow")
+        return Judgement(Verdict("ask" if label.startswith("ask") else "allow"), ExecutionPlan())
 
-    async def ask(self, pending: PendingCall, verdict: Verdict) -> Verdict:
+    async def ask(self, pending: PendingCall, judged: Judgement) -> Verdict:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         self.order.append(pending.call.id)

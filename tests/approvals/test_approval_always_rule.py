@@ -45,16 +45,16 @@ async def test_always_on_mkdir_b1_admits_mkdir_b2_and_not_an_added_rm(
     asker = _Recorder("always")
     approver = PolicyApprover("ask", None, tmp_path, asker, sandboxed=lambda: False)
     first = _pending("mkdir b1")
-    assert approver.check(first).action == "ask"
+    assert approver.check(first).verdict.action == "ask"
     verdict = await approver.ask(first, approver.check(first))
     assert verdict.action == "allow" and "run_command(mkdir:*)" in verdict.reason
     assert asker.shown == [["run_command(mkdir:*)"]]  # the question showed it first
-    assert approver.check(_pending("mkdir b2")).action == "allow"
-    assert approver.check(_pending("mkdir -p b3/c")).action == "allow"
-    assert approver.check(_pending("mkdir b1; rm -rf x")).action == "ask"
-    assert approver.check(_pending("mkdir b1 && curl x | sh")).action == "ask"
+    assert approver.check(_pending("mkdir b2")).verdict.action == "allow"
+    assert approver.check(_pending("mkdir -p b3/c")).verdict.action == "allow"
+    assert approver.check(_pending("mkdir b1; rm -rf x")).verdict.action == "ask"
+    assert approver.check(_pending("mkdir b1 && curl x | sh")).verdict.action == "ask"
     other = PolicyApprover("ask", None, tmp_path / "..", asker, sandboxed=lambda: False)
-    assert other.check(_pending("mkdir b2")).action == "ask"  # per workspace
+    assert other.check(_pending("mkdir b2")).verdict.action == "ask"  # per workspace
 
 
 async def test_yes_remembers_nothing(home: Path, tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ async def test_yes_remembers_nothing(home: Path, tmp_path: Path) -> None:
     approver = PolicyApprover("ask", None, tmp_path, asker, sandboxed=lambda: False)
     verdict = await approver.ask(_pending("mkdir b1"), approver.check(_pending("mkdir b1")))
     assert verdict.action == "allow" and asker.shown == [["run_command(mkdir:*)"]]
-    assert approver.check(_pending("mkdir b2")).action == "ask"
+    assert approver.check(_pending("mkdir b2")).verdict.action == "ask"
 
 
 async def test_always_on_a_redirect_remembers_the_exact_text(home: Path, tmp_path: Path) -> None:
@@ -71,9 +71,9 @@ async def test_always_on_a_redirect_remembers_the_exact_text(home: Path, tmp_pat
                               sandboxed=lambda: False)
     line = "echo done >> log.txt"
     await approver.ask(_pending(line), approver.check(_pending(line)))
-    assert approver.check(_pending(line)).action == "allow"
-    assert approver.check(_pending("echo done >> ~/.bashrc")).action == "ask"
-    assert approver.check(_pending(line + "; rm -rf x")).action == "ask"
+    assert approver.check(_pending(line)).verdict.action == "allow"
+    assert approver.check(_pending("echo done >> ~/.bashrc")).verdict.action == "ask"
+    assert approver.check(_pending(line + "; rm -rf x")).verdict.action == "ask"
 
 
 async def test_a_remembered_prefix_never_admits_a_risky_command(home: Path,
@@ -82,16 +82,16 @@ async def test_a_remembered_prefix_never_admits_a_risky_command(home: Path,
                               sandboxed=lambda: False)
     for line in ("git push origin main", "mkdir b1"):
         await approver.ask(_pending(line), approver.check(_pending(line)))
-    assert approver.check(_pending("git push origin dev")).action == "allow"
-    assert approver.check(_pending("git push --force origin main")).action == "ask"
-    assert approver.check(_pending("mkdir /etc/x")).action == "ask"
+    assert approver.check(_pending("git push origin dev")).verdict.action == "allow"
+    assert approver.check(_pending("git push --force origin main")).verdict.action == "ask"
+    assert approver.check(_pending("mkdir /etc/x")).verdict.action == "ask"
 
 
 def test_a_configured_prefix_rule_is_the_users_word(tmp_path: Path) -> None:
     """The twin: a rule the user wrote in [permissions] is not second-guessed."""
     approver = PolicyApprover("ask", RuleSet.from_lists(["run_command(git push:*)"]),
                               tmp_path, None, sandboxed=lambda: False)
-    assert approver.check(_pending("git push --force origin main")).action == "allow"
+    assert approver.check(_pending("git push --force origin main")).verdict.action == "allow"
 
 
 def test_an_exact_rule_reads_back_as_the_whole_line() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from swebash_py.approvals.policy import decide, risk_warnings, suggest_rule
+from swebash_py.approvals.policy import decide, judge, risk_warnings, suggest_rule
 from swebash_py.approvals.rules import RuleSet
 from swebash_py.approvals.shellparse import analyse
 from swebash_py.tools.base import Preview
@@ -224,8 +224,8 @@ def test_suggested_rules_allow_that_call_and_no_other_program(ws: Path) -> None:
 ])
 def test_a_decision_says_whether_only_the_read_only_list_allowed_it(
         ws: Path, command: str, mode: str, allow: list[str], read_only_list: bool) -> None:
-    decision = decide(TRAITS["run_command"], {"command": command}, Preview("x"), mode,
-                      RuleSet.from_lists(allow), ws)
-    assert decision.action == "allow"
-    assert decision.read_only_list is read_only_list
-    assert decision.partly_listed is (command == "ls && npm test")  # the rest only by the list
+    verdict, plan = judge(TRAITS["run_command"], {"command": command}, Preview("x"), mode,
+                          RuleSet.from_lists(allow), ws)
+    assert verdict.action == "allow"
+    assert plan.read_only_list is read_only_list
+    assert plan.partly_listed is (command == "ls && npm test")  # the rest only by the list

@@ -36,12 +36,12 @@ def _approver(tmp_path: Path) -> PolicyApprover:
 
 
 def test_a_command_the_deny_rules_cannot_check_is_asked_before_it_runs(tmp_path: Path) -> None:
-    verdict = _approver(tmp_path).check(_pending('eval "$X"'))
+    verdict, plan = _approver(tmp_path).check(_pending('eval "$X"'))
     assert verdict.action == "ask" and verdict.by == "rule"
-    assert verdict.preview != "first"
+    assert plan.preview != "first"
 
 
 def test_twin_the_modes_own_question_still_previews_first(tmp_path: Path) -> None:
-    verdict = _approver(tmp_path).check(_pending("mkdir build1"))
+    verdict, plan = _approver(tmp_path).check(_pending("mkdir build1"))
     assert verdict.action == "ask" and verdict.by == "mode"
-    assert verdict.preview == "first"
+    assert plan.preview == "first"

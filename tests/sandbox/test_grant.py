@@ -38,19 +38,20 @@ def approver(workspace: Path, mode: str = "ask", *, answer: str | None = None,
 
 
 def test_read_only_list_runs_read_only_and_only_inside_a_sandbox(workspace: Path) -> None:
-    verdict = approver(workspace).check(pending(workspace, "ls -la"))
-    assert (verdict.action, verdict.grant) == ("allow", "read")
-    assert approver(workspace, sandboxed=False).check(pending(workspace, "ls -la")).action == "ask"
+    verdict, plan = approver(workspace).check(pending(workspace, "ls -la"))
+    assert (verdict.action, plan.grant) == ("allow", "read")
+    unboxed = approver(workspace, sandboxed=False).check(pending(workspace, "ls -la"))
+    assert unboxed.verdict.action == "ask"
 
 
 def test_allow_rule_and_yolo_get_workspace_write(workspace: Path) -> None:
     by_rule = approver(workspace, allow=("run_command(make)",)).check(pending(workspace, "make"))
-    assert (by_rule.action, by_rule.grant) == ("allow", "write")
+    assert (by_rule.verdict.action, by_rule.plan.grant) == ("allow", "write")
     whole = approver(workspace, allow=("run_command(make)", "run_command(ls *)")).check(
         pending(workspace, "make && ls -la"))
-    assert (whole.action, whole.grant) == ("allow", "write")  # rules admit every part
+    assert (whole.verdict.action, whole.plan.grant) == ("allow", "write")  # rules admit every part
     yolo = approver(workspace, "yolo").check(pending(workspace, "ls"))
-    assert (yolo.action, yolo.grant) == ("allow", "write")
+    assert (yolo.verdict.action, yolo.plan.grant) == ("allow", "write")
 
 
 @pytest.mark.parametrize(("configured", "grant", "mode"), [
@@ -63,10 +64,10 @@ def test_effective_mode(configured: str, grant: Any, mode: str) -> None:
 
 async def test_escalation_always_asks_even_in_yolo(workspace: Path) -> None:
     call = pending(workspace, "ss -ltn", escalate=True)
-    verdict = approver(workspace, "yolo").check(call)
-    assert verdict.action == "ask" and verdict.grant == "host"
-    assert any("outside the sandbox" in w for w in verdict.warnings)
-    denied = await approver(workspace, "yolo").ask(call, verdict)
+    judged = approver(workspace, "yolo").check(call)
+    assert judged.verdict.action == "ask" and judged.plan.grant == "host"
+    assert any("outside the sandbox" in w for w in judged.verdict.warnings)
+    denied = await approver(workspace, "yolo").ask(call, judged)
     assert denied.action == "deny" and "no terminal" in denied.reason
     assert "--yes does not answer it" in denied.reason
 
@@ -74,28 +75,29 @@ async def test_escalation_always_asks_even_in_yolo(workspace: Path) -> None:
 async def test_escalation_always_is_not_standing(workspace: Path) -> None:
     call = pending(workspace, "ss -ltn", escalate=True)
     yes = approver(workspace, answer="always")
-    verdict = await yes.ask(call, yes.check(call))
-    assert (verdict.action, verdict.grant) == ("allow", "host")
+    judged = yes.check(call)
+    verdict = await yes.ask(call, judged)
+    assert (verdict.action, judged.plan.grant) == ("allow", "host")  # the answer keeps the plan
     assert remembered.load(workspace) == []
-    assert yes.check(call).action == "ask"
+    assert yes.check(call).verdict.action == "ask"
 
 
 def test_escalation_still_obeys_deny_rules(workspace: Path) -> None:
     denying = PolicyApprover("yolo", RuleSet.from_lists([], ["run_command(rm)"]), workspace,
                              None)
-    assert denying.check(pending(workspace, "rm -rf x", escalate=True)).action == "deny"
+    assert denying.check(pending(workspace, "rm -rf x", escalate=True)).verdict.action == "deny"
 
 
 def test_host_allow_runs_outside_without_a_question(workspace: Path) -> None:
     host = approver(workspace, host=("ss -ltn", "systemctl status:*"))
     for command in ("ss -ltn", "systemctl status nginx"):
-        verdict = host.check(pending(workspace, command))
-        assert (verdict.action, verdict.grant) == ("allow", "host")
-    assert host.check(pending(workspace, "ss -ltn; rm -rf x")).grant != "host"
+        verdict, plan = host.check(pending(workspace, command))
+        assert (verdict.action, plan.grant) == ("allow", "host")
+    assert host.check(pending(workspace, "ss -ltn; rm -rf x")).plan.grant != "host"
 
 
 def test_runtime_redirect_target_is_judged_not_crashed(workspace: Path) -> None:
-    verdict = approver(workspace).check(pending(workspace, 'echo hello > "$HOME/out.txt"'))
+    verdict = approver(workspace).check(pending(workspace, 'echo hello > "$HOME/out.txt"')).verdict
     assert verdict.action == "ask"
     assert any("known only at run time" in w for w in verdict.warnings)
 
@@ -104,33 +106,33 @@ def test_any_exception_while_judging_asks(workspace: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_a: Any, **_k: Any) -> Any:
         raise ValueError("embedded null byte")
-    monkeypatch.setattr("swebash_py.approvals.policy.decide", boom)
-    verdict = approver(workspace, "yolo").check(pending(workspace, "ls"))
+    monkeypatch.setattr("swebash_py.approvals.policy.judge", boom)
+    verdict = approver(workspace, "yolo").check(pending(workspace, "ls")).verdict
     assert verdict.action == "ask" and "could not judge" in verdict.reason
 
 
 def test_host_allow_does_not_answer_a_sensitive_file_question(workspace: Path) -> None:
     host = approver(workspace, "yolo", host=("journalctl:*",))
     secret = host.check(pending(workspace, "journalctl --file ~/.ssh/id_rsa"))
-    assert secret.action == "ask" and secret.grant != "host"
-    assert "sensitive" in secret.reason
+    assert secret.verdict.action == "ask" and secret.plan.grant != "host"
+    assert "sensitive" in secret.verdict.reason
     plain = host.check(pending(workspace, "journalctl -u nginx"))  # twin: the pattern matches
-    assert (plain.action, plain.grant) == ("allow", "host")
+    assert (plain.verdict.action, plain.plan.grant) == ("allow", "host")
 
 
 def test_host_allow_does_not_answer_a_deny_rule_question(workspace: Path) -> None:
     host = PolicyApprover("yolo", RuleSet.from_lists([], ["run_command(rm:*)"]), workspace,
                           None, host_allow=host_rules(["git:*"]))
     mention = host.check(pending(workspace, "git commit -m 'rm x'"))
-    assert mention.action == "ask" and mention.grant != "host"
-    assert "deny rules" in mention.reason
-    assert host.check(pending(workspace, "git status")).grant == "host"  # twin
+    assert mention.verdict.action == "ask" and mention.plan.grant != "host"
+    assert "deny rules" in mention.verdict.reason
+    assert host.check(pending(workspace, "git status")).plan.grant == "host"  # twin
 
 
 def test_host_allow_does_not_cover_unaccountable_parts(workspace: Path) -> None:
     host = approver(workspace, host=("echo:*", "bash:*"))
-    verdict = host.check(pending(workspace, "echo 'touch x' | bash"))
-    assert verdict.action == "ask" and verdict.grant != "host"
+    verdict, plan = host.check(pending(workspace, "echo 'touch x' | bash"))
+    assert verdict.action == "ask" and plan.grant != "host"
 
 
 def test_a_command_rules_admit_only_in_part_never_gets_a_write(workspace: Path) -> None:
@@ -139,17 +141,18 @@ def test_a_command_rules_admit_only_in_part_never_gets_a_write(workspace: Path) 
     granted workspace-write)."""
     part = approver(workspace, allow=("run_command(make)",)).check(
         pending(workspace, "make && ls"))
-    assert (part.action, part.grant, part.partly_listed) == ("allow", "read", True)
+    assert (part.verdict.action, part.plan.grant) == ("allow", "read")
+    assert part.plan.partly_listed
     misjudged = approver(workspace, allow=("run_command(echo *)",)).check(
         pending(workspace, "echo x | sort --outp=F"))  # the list no longer misjudges it
-    assert (misjudged.action, misjudged.grant) == ("ask", "write")
+    assert (misjudged.verdict.action, misjudged.plan.grant) == ("ask", "write")
 
 
 def test_where_previews_work_a_part_admitted_command_runs_as_one(workspace: Path) -> None:
     previewing = PolicyApprover("ask", RuleSet.from_lists(("run_command(touch:*)",)),
                                 workspace, None, preview_mode=lambda _p, _m: "first")
-    verdict = previewing.check(pending(workspace, "touch F && ls"))
-    assert (verdict.action, verdict.preview, verdict.grant) == ("ask", "first", "write")
-    assert verdict.partly_listed
+    verdict, plan = previewing.check(pending(workspace, "touch F && ls"))
+    assert (verdict.action, plan.preview, plan.grant) == ("ask", "first", "write")
+    assert plan.partly_listed
     whole = previewing.check(pending(workspace, "touch F"))  # the twin: rules admit it all
-    assert (whole.action, whole.preview, whole.grant) == ("allow", "", "write")
+    assert (whole.verdict.action, whole.plan.preview, whole.plan.grant) == ("allow", "", "write")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from swebash_py.approvals import policy
-from swebash_py.approvals.decision import Decision, PendingCall
+from swebash_py.approvals.decision import ExecutionPlan, Judgement, PendingCall, Verdict
 from swebash_py.approvals.grant import ESCALATE_REASON, sandbox_decision
 from swebash_py.approvals.policy import command_analysis
 from swebash_py.approvals.rules import RuleSet
@@ -22,15 +22,15 @@ from swebash_py.tools.registry import builtin_traits
 from tests.preview.conftest import needs_overlay
 
 SHELL = ToolTraits("shell", "execute", command_arg="cmd", escalate_arg="outside")
-ASKED = Decision("ask", "mode", "asks")
+ASKED = Judgement(Verdict("ask", "mode", "asks"), ExecutionPlan())
 
 
 def decide(traits: ToolTraits, args: dict[str, Any], host: RuleSet | None = None,
            ) -> tuple[str, str, str]:
     analysis = command_analysis(str(args.get(traits.command_arg or "", "")))
-    decision, grant = sandbox_decision(traits, args, analysis, ASKED, host or RuleSet(),
-                                       Path.cwd(), Preview("x"))
-    return decision.action, decision.reason, grant
+    verdict, plan = sandbox_decision(traits, args, analysis, ASKED, host or RuleSet(),
+                                     Path.cwd(), Preview("x"))
+    return verdict.action, verdict.reason, plan.grant
 
 
 def test_a_tool_with_an_escalate_arg_escalates_by_it() -> None:
@@ -83,15 +83,17 @@ def test_twin_without_the_previews_trait_it_asks_as_before() -> None:
 
 def test_the_command_in_a_command_arg_is_judged_whatever_its_name() -> None:
     """``ls`` in ``cmd`` is what the read-only list allows (inside a sandbox)."""
-    decision = policy.decide(SHELL, {"cmd": "ls"}, Preview("x"), "ask", RuleSet(), Path.cwd())
-    assert (decision.action, decision.read_only_list) == ("allow", True)
+    verdict, plan = policy.judge(SHELL, {"cmd": "ls"}, Preview("x"), "ask", RuleSet(),
+                                 Path.cwd())
+    assert (verdict.action, plan.read_only_list) == ("allow", True)
     assert policy.suggest_rule(SHELL, {"cmd": "make test"}, Preview("x"), Path.cwd()) == [
         "shell(make test:*)"]
 
 
 def test_twin_without_a_command_arg_nothing_is_read_as_a_command() -> None:
     plain = ToolTraits("shell", "execute")
-    decision = policy.decide(plain, {"cmd": "ls"}, Preview("x"), "ask", RuleSet(), Path.cwd())
-    assert decision.action == "ask" and not decision.read_only_list
+    verdict, plan = policy.judge(plain, {"cmd": "ls"}, Preview("x"), "ask", RuleSet(),
+                                 Path.cwd())
+    assert verdict.action == "ask" and not plan.read_only_list
     assert policy.suggest_rule(plain, {"cmd": "make test"}, Preview("x"), Path.cwd()) == [
         "shell"]
