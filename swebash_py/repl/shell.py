@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from swebash_py.front.shell_helper import user_shell
-from swebash_py.process import reaper
-from swebash_py.process.proc import host_env, run_process
 from swebash_py.text.truncate import cap_middle
 
 MAX_CONTEXT_CHARS = 20_000
@@ -26,15 +24,21 @@ NO_TIMEOUT = float("inf")  # the user's own command: Ctrl-C is its limit
 
 def shell_argv(command: str) -> list[str]:
     """``command`` in the user's shell, under the reaper's supervisor."""
+    from swebash_py.process import reaper  # here: not on the REPL's start-up path
+
     return reaper.wrap([user_shell(), "-c", command])
 
 
 def shell_env() -> Mapping[str, str]:
+    from swebash_py.process.proc import host_env
+
     return host_env()
 
 
 async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
     """Run ``command`` in the user's shell; returns (exit code, output)."""
+    from swebash_py.process.proc import run_process
+
     res = await run_process(shell_argv(command), cwd=cwd, env=shell_env(), timeout=NO_TIMEOUT,
                             merge_stderr=True, head=KEEP_BYTES, tail=KEEP_BYTES, contain=True)
     return res.returncode, res.output
