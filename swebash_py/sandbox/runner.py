@@ -207,7 +207,6 @@ class SandboxRunner:
                          head=request.head, tail=request.tail, plain_env=request.plain_env,
                          chosen=self._chosen)
 
-
     async def start(self, request: ExecRequest) -> asyncio.subprocess.Process:
         """Under the same walls as ``run``; it also dies with ``ai`` (``lifeline``)."""
         policy = request.policy
