@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from swebash_py.engine import modelinfo
-from swebash_py.engine.compaction_state import STATE_INSTRUCTION, recorded, state_text
+from swebash_py.engine.compaction_state import (
+    STATE_INSTRUCTION,
+    ChangesFiles,
+    recorded,
+    state_text,
+)
 from swebash_py.engine.context import (
     ContextManager,
     FitResult,
@@ -23,19 +29,35 @@ from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.events import ProviderEvent, TextDelta, UsageReport
 from swebash_py.provider.base import ChatRequest, ToolSpec
 
+if TYPE_CHECKING:
+    from swebash_py.tools.registry import ToolRegistry
+
 StreamFn = Callable[[ChatRequest], AsyncIterator[ProviderEvent]]
 DEFAULT_REPLY_BUDGET = 4_096
 SUMMARY_TOKENS = 1_024
 SUMMARY_INSTRUCTION = STATE_INSTRUCTION  # a structured state (engine.compaction_state)
 
 
+def edit_kind(registry: ToolRegistry) -> ChangesFiles:
+    """Whether the registry's tool of that name changes files: its kind is
+    ``edit`` (its traits, never its name; a tool no longer there: no)."""
+    def changes_files(name: str) -> bool:
+        tool = registry.get(name)
+        return tool is not None and tool.traits().kind == "edit"
+    return changes_files
+
+
 class ContextFitter:
     """The loop's ``Fitter`` for one conversation."""
 
     def __init__(self, model: Callable[[], str], stream: StreamFn, *,
+                 changes_files: ChangesFiles,
                  context_window: int | None = None, max_tokens: int | None = None,
                  api_base: Callable[[], str | None] = lambda: None) -> None:
+        """``changes_files``: which tools' calls the state lists as files changed
+        (``edit_kind(registry)``; required, so no fitter forgets them)."""
         self._model = model
+        self._changes_files = changes_files
         self._stream = stream
         self._override = context_window
         self._max_tokens = max_tokens
@@ -96,7 +118,7 @@ class ContextFitter:
         words, refusals, changed files; carried over from an earlier state) and
         the model's headings."""
         previous, body = split_summary(messages)
-        parts = recorded(body, previous)
+        parts = recorded(body, previous, changes_files=self._changes_files)
         return state_text(await self._model_state(messages), parts)
 
     async def _model_state(self, messages: list[Message]) -> str:

@@ -4,7 +4,9 @@ A model-written summary loses exactly what must survive: the user's own
 constraints (paraphrased away), what was refused (so the model retries it) and
 which files changed. So three parts are taken from the history itself, by us,
 verbatim: the user's words, the calls denied or discarded, the files written or
-edited. The model writes only what needs judgement (goal, decisions, findings,
+edited (a tool of the edit kind: the caller, which knows the tools' traits, says
+which, ``changes_files``; the engine is below the tools and never names one).
+The model writes only what needs judgement (goal, decisions, findings,
 what is next) under fixed headings. A later compaction reads the recorded parts
 back out of the earlier state and carries them on, newest kept when capped.
 """
@@ -12,6 +14,7 @@ back out of the earlier state and carries them on, newest kept when capped.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from swebash_py.engine.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
@@ -29,11 +32,13 @@ _HEADINGS = (REFUSED, FILES, WORDS)  # the short lists first: a capped state los
 # (first items, last items, characters each): the user's first words usually hold the
 # task and its constraints, the last ones the current request
 _CAPS = {WORDS: (2, 4, 240), REFUSED: (0, 10, 200), FILES: (0, 30, 200)}
-_WRITERS = ("write_file", "edit_file")
+ChangesFiles = Callable[[str], bool]  # tool name -> whether its calls change files
 
 
-def recorded(messages: list[Message], previous: str | None = None) -> dict[str, list[str]]:
-    """The recorded parts of ``messages``, after those carried in ``previous``."""
+def recorded(messages: list[Message], previous: str | None = None, *,
+             changes_files: ChangesFiles) -> dict[str, list[str]]:
+    """The recorded parts of ``messages``, after those carried in ``previous``;
+    a successful call of a tool that ``changes_files`` lists its path."""
     found = parse(previous) if previous else {heading: [] for heading in _HEADINGS}
     calls: dict[str, ToolUseBlock] = {}
     for message in messages:
@@ -43,7 +48,7 @@ def recorded(messages: list[Message], previous: str | None = None) -> dict[str, 
             elif isinstance(block, ToolUseBlock):
                 calls[block.id] = block
             elif isinstance(block, ToolResultBlock):
-                _note_result(found, block, calls.get(block.call_id))
+                _note_result(found, block, calls.get(block.call_id), changes_files)
     return {heading: _capped(heading, items) for heading, items in found.items()}
 
 
@@ -71,13 +76,13 @@ def parse(text: str) -> dict[str, list[str]]:
 
 
 def _note_result(found: dict[str, list[str]], result: ToolResultBlock,
-                 call: ToolUseBlock | None) -> None:
+                 call: ToolUseBlock | None, changes_files: ChangesFiles) -> None:
     subject = _subject(call) if call else ""
     lowered = result.content.lower()
     if result.is_error and ("denied" in lowered or "discarded" in lowered):
         first = result.content.strip().splitlines()[0] if result.content.strip() else ""
         _add(found, REFUSED, f"{result.name} {subject}: {first}".strip())
-    elif not result.is_error and result.name in _WRITERS and subject:
+    elif not result.is_error and changes_files(result.name) and subject:
         _add(found, FILES, subject)
 
 

@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from swebash_py.agent.fitting import ContextFitter
+from swebash_py.agent.fitting import ContextFitter, edit_kind
 from swebash_py.agent.loop import Agent, AgentOptions
 from swebash_py.approvals import remembered
 from swebash_py.approvals.approver import Answer, Asker, PolicyApprover
@@ -87,6 +87,7 @@ def build_session(settings: Settings, *, resume: str | None = None,
     options = agent_options(settings, registry, no_tools, debug, session_id,
                             extensions.instructions.prompt_text(), can_ask=approver.can_ask)
     fitter = ContextFitter(lambda: options.model, client.stream,
+                           changes_files=edit_kind(registry),  # "Files changed": by trait
                            context_window=settings.context_window,
                            max_tokens=settings.max_tokens, api_base=lambda: options.api_base)
     jobs = None if no_tools else JobTable()

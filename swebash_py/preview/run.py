@@ -35,6 +35,7 @@ from swebash_py.sandbox.runner import ExecRequest, RunnerUnavailable
 
 FULL_BELOW = 1 << 20  # a bounded tmpfs with less than this free counts as full
 FEW_FILES = 64  # ... or with fewer files left than this (its inode bound)
+BACKGROUND_REFUSED = "a background command runs until stopped, with no end to preview"
 
 
 class PreviewUnavailable(RunnerUnavailable):
@@ -189,6 +190,11 @@ class PreviewRunner:
             on_output=request.on_output, extra_env=request.extra_env,
             head=request.head, tail=request.tail)
         return self.preview.result
+
+    async def start(self, request: ExecRequest) -> asyncio.subprocess.Process:
+        """Refused: an overlay is caught and settled after one run that ends; a
+        command that runs until stopped has no end to settle at."""
+        raise PreviewUnavailable(BACKGROUND_REFUSED)
 
     def discard(self) -> None:
         if self.preview is not None:

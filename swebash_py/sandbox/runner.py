@@ -9,10 +9,18 @@ to exec (``launch``); the runner runs that through ``process.proc.run_process``
 (own process group, bounded capture, timeout). The overlay preview is one more
 ``Runner`` (``preview.run.PreviewRunner``): the same result, plus the change set
 it caught. The executor picks the runner from the call's execution plan.
+
+A background command goes through the same seam: ``Runner.start(ExecRequest)``
+starts it under the same walls and containment as ``run`` would (the sandbox;
+outside it, the reaper and a cgroup of its own) and returns the started
+process at once; the caller (``tools.background.JobTable``) drains, reads and
+stops it. A runner that cannot start one (the preview's: its overlay lives
+only as long as one run) raises ``RunnerUnavailable``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import functools
@@ -24,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from swebash_py.process import reaper
+from swebash_py.process import lifeline, proc, reaper
 from swebash_py.process.proc import ProcResult, run_process
 from swebash_py.sandbox import bwrap, seatbelt, seccomp
 from swebash_py.sandbox.env import sandbox_env
@@ -84,6 +92,13 @@ class Runner(Protocol):
     writes_land: bool
 
     async def run(self, request: ExecRequest) -> ProcResult: ...
+
+    async def start(self, request: ExecRequest) -> asyncio.subprocess.Process:
+        """Start ``request`` in the background (its ``timeout``, ``on_output``,
+        ``head``/``tail`` are the caller's business): a process leading its own
+        group, stdout and stderr merged into one pipe the caller must drain
+        (``proc.pump``), ended with ``proc.kill_group_tree``/``end_leftovers``."""
+        ...
 
 
 class Backend(Protocol):
@@ -191,6 +206,21 @@ class SandboxRunner:
                          on_output=request.on_output, extra_env=request.extra_env,
                          head=request.head, tail=request.tail, plain_env=request.plain_env,
                          chosen=self._chosen)
+
+    async def start(self, request: ExecRequest) -> asyncio.subprocess.Process:
+        """Under the same walls as ``run``; it also dies with ``ai`` (``lifeline``)."""
+        policy = request.policy
+        if policy.mode == "off":  # outside: under the reaper, in a cgroup of its own
+            return await proc.start(reaper.wrap(request.argv), cwd=policy.workspace,
+                                    env=dict(request.plain_env or {}), merge_stderr=True,
+                                    preexec_fn=lifeline.parent_death_hook(), contain=True)
+        launch = (self._chosen or backend()).launch(request.argv, policy, request.extra_env)
+        try:
+            return await proc.start(launch.argv, cwd=policy.workspace, env=launch.env,
+                                    merge_stderr=True, pass_fds=launch.fds,
+                                    preexec_fn=lifeline.parent_death_hook())
+        finally:
+            launch.close()  # the child holds its own copy (bwrap reads it at once)
 
 
 DIRECT = SandboxRunner()  # what a call runs with unless its plan says otherwise

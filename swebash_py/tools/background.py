@@ -10,9 +10,11 @@
 * ``stop`` sends SIGTERM to the whole group, then SIGKILL after a grace period.
 * Everything stops when the table is closed (the session ends, ``ai`` exits:
   ``close`` also runs at interpreter exit) and when ``ai`` dies: on Linux the
-  shell gets a parent-death signal (``PR_SET_PDEATHSIG``) on which it kills its
+  shell gets a parent-death signal (``process.lifeline``) on which it kills its
   own process group.
-* The process is started by a ``Spawner`` (the seam for a sandbox).
+* The process is started by the runner a foreground command would run with
+  (``sandbox.runner.Runner.start``): the same walls, the same containment; the
+  table only reads, watches and stops what it started.
 
 The process helpers (``process``: proc, reaper and secret values) are
 imported by what runs or stops a command: a session that starts none (an answer
@@ -26,18 +28,16 @@ import atexit
 import contextlib
 import os
 import signal
-import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from swebash_py.process.lifeline import DEATH_SIGNAL
+
 if TYPE_CHECKING:
     from swebash_py.process.capture import Capture
+    from swebash_py.sandbox.runner import ExecRequest, Runner
 
-# (argv, cwd, env[, pass_fds][, contain=]) -> the process
-Spawner = Callable[..., Awaitable[asyncio.subprocess.Process]]
-DEATH_SIGNAL = signal.SIGUSR1
 # $1 is the command. The shell waits for it; told that ``ai`` died, it kills
 # its whole process group (itself included).
 WRAPPER = f'trap "kill -KILL 0" {DEATH_SIGNAL.name[3:]}; eval "$1" & wait $!'
@@ -45,39 +45,6 @@ MAX_RUNNING = 10
 MAX_KEPT = 20
 GRACE = 3.0
 DRAIN = 0.5
-
-
-def _parent_death_hook() -> Callable[[], None] | None:
-    """A ``preexec_fn`` asking the kernel to signal the child when we die (Linux)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes  # here: a session that starts no background command needs none
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def hook() -> None:
-        prctl(1, int(DEATH_SIGNAL), 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # we died before the hook ran
-            os.kill(os.getpid(), signal.SIGKILL)
-    return hook
-
-
-async def spawn_process(argv: Sequence[str], cwd: str, env: Mapping[str, str],
-                        pass_fds: Sequence[int] = (),
-                        contain: bool = False) -> asyncio.subprocess.Process:
-    """The default spawner: the process owner's (``proc.start``), output merged
-    into one pipe; ``pass_fds`` stay open in the child (the seccomp filter);
-    ``contain``: a host command, in a cgroup of its own (``proc.start``)."""
-    from swebash_py.process import proc
-
-    return await proc.start(argv, cwd=cwd, env=env, merge_stderr=True,
-                            pass_fds=pass_fds, preexec_fn=_parent_death_hook(),
-                            contain=contain)
 
 
 @dataclass
@@ -138,27 +105,23 @@ class Job:
 class JobTable:
     """The background commands of one session."""
 
-    def __init__(self, spawn: Spawner = spawn_process) -> None:
-        self._spawn = spawn
+    def __init__(self) -> None:
         self._jobs: dict[str, Job] = {}
         self._count = 0
         atexit.register(self.close)
 
     # -- starting and reading ------------------------------------------------
 
-    async def start(self, argv: Sequence[str], command: str, cwd: str,
-                    env: Mapping[str, str], head: int, tail: int,
-                    pass_fds: Sequence[int] = (), contain: bool = False) -> Job:
+    async def start(self, runner: Runner, request: ExecRequest, command: str) -> Job:
+        """Start ``request`` through ``runner`` (``RunnerUnavailable``: it cannot
+        start one; nothing ran) and keep it as a job; ``command`` names it."""
         running = [j for j in self._jobs.values() if j.running]
         if len(running) >= MAX_RUNNING:
             raise RuntimeError(f"{MAX_RUNNING} background commands are already running; "
                                "stop one first (stop_command)")
-        # a spawner that takes no fds (a test's) gets none: the launch then has none
-        proc = await (self._spawn(argv, cwd, env, pass_fds, contain=True) if contain
-                      else self._spawn(argv, cwd, env, pass_fds) if pass_fds
-                      else self._spawn(argv, cwd, env))
+        proc = await runner.start(request)
         self._count += 1
-        job = Job(f"bg{self._count}", command, proc, head, tail)
+        job = Job(f"bg{self._count}", command, proc, request.head, request.tail)
         job.tasks = [asyncio.create_task(self._pump(job)), asyncio.create_task(self._watch(job))]
         self._jobs[job.id] = job
         self._forget_old()

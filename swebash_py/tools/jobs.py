@@ -7,16 +7,17 @@ The commands are started by ``run_command(background=true)``
 from __future__ import annotations
 
 import atexit
+import math
 from typing import Annotated
 
 from msgspec import Meta
 
 from swebash_py.errors import ToolFailed
 from swebash_py.fs.writer import remove_if_same
-from swebash_py.process import reaper
 from swebash_py.sandbox import runner as sandbox_runner
 from swebash_py.sandbox.notes import status_note
 from swebash_py.sandbox.policy import SandboxPolicy
+from swebash_py.sandbox.runner import ExecRequest
 from swebash_py.sandbox.settings_guard import sweep, sweep_note
 from swebash_py.tools.args import ToolArgs
 from swebash_py.tools.background import Job, JobTable
@@ -42,24 +43,23 @@ def _job(ctx: ToolContext, job_id: str) -> Job:
 
 
 async def start_background(command: str, ctx: ToolContext) -> ToolResult:
-    """``run_command(background=true)``: start it, return its id at once. It runs
-    under the same sandbox as a foreground command with the same grant; outside
-    (escalated, ``host_allow``, ``off``) under the reaper, so it dies with ``ai``."""
+    """``run_command(background=true)``: start it, return its id at once. It starts
+    through the runner a foreground command would run with (``ctx.runner``, the
+    seam), so under the same sandbox with the same grant; outside (escalated,
+    ``host_allow``, ``off``) under the reaper, so it dies with ``ai``."""
     half = max(2_000, ctx.max_output_chars // 2 - 200)
     policy = sandbox_policy(ctx)
-    launch = _launch([pick_shell(), "-c", background_script(), "swebash-bg", command],
-                     policy, ctx)
+    request = ExecRequest([pick_shell(), "-c", background_script(), "swebash-bg", command],
+                          policy, timeout=math.inf, extra_env=ctx.env, head=half, tail=half,
+                          plain_env=command_env(extra=ctx.env))
+    runner = ctx.runner or sandbox_runner.DIRECT
     try:
-        job = await _table(ctx).start(launch.argv, command, str(policy.workspace), launch.env,
-                                      half, half, pass_fds=launch.fds,
-                                      contain=policy.mode == "off")
+        job = await _table(ctx).start(runner, request, command)
     except RuntimeError as exc:
         raise ToolFailed(str(exc)) from exc
     except OSError as exc:
         raise ToolFailed(f"could not start the shell: {exc}") from exc
-    finally:
-        launch.close()  # the child holds its own copy (bwrap reads it at once)
-    if policy.mode == "workspace-write":
+    if policy.mode == "workspace-write" and runner.writes_land:
         _SettingsSweep(job, policy, _table(ctx)).arm()
     where = (status_note(policy) if policy.mode != "off" else
              "[runs outside the sandbox, as approved]" if ctx.grant == "host" else "")
@@ -69,13 +69,6 @@ async def start_background(command: str, ctx: ToolContext) -> ToolResult:
         f'stop_command(id="{job.id}"). It runs until stopped or the session ends.'
         + (f"\n{where}" if where else ""),
         metadata={"id": job.id, "pid": job.pid, "background": True, "sandbox": policy.mode})
-
-
-def _launch(argv: list[str], policy: SandboxPolicy, ctx: ToolContext) -> sandbox_runner.Launch:
-    """What to spawn: inside the sandbox, or under the reaper."""
-    if policy.mode == "off":
-        return sandbox_runner.Launch(reaper.wrap(argv), command_env(extra=ctx.env))
-    return sandbox_runner.backend().launch(argv, policy, ctx.env)
 
 
 class _SettingsSweep:

@@ -45,11 +45,20 @@ def make_agent(fp: FakeProvider, wire: str, journal: Journal, *,
                  approver=approver, recorder=recorder, fitter=fitter, history=history)
 
 
+def builtin_edits(name: str) -> bool:
+    """The built-in tools of the edit kind (by their traits): what the session's
+    registry says (``fitting.edit_kind``) for histories that name built-in tools."""
+    from swebash_py.tools.registry import builtin_traits
+
+    traits = builtin_traits().get(name)
+    return traits is not None and traits.kind == "edit"
+
+
 def small_window_fitter(fp: FakeProvider, wire: str) -> ContextFitter:
     """A fitter with a 10k-token window that summarises through ``fp``."""
     client = ProviderClient("direct", policy=RetryPolicy(max_retries=0))
-    return ContextFitter(lambda: MODELS[wire], client.stream, context_window=10_000,
-                         max_tokens=500, api_base=lambda: fp.url)
+    return ContextFitter(lambda: MODELS[wire], client.stream, changes_files=builtin_edits,
+                         context_window=10_000, max_tokens=500, api_base=lambda: fp.url)
 
 
 async def run(agent: Agent, text: str) -> list[TurnEvent]:

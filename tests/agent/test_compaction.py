@@ -10,7 +10,7 @@ import pytest
 from swebash_py.agent.fitting import SUMMARY_INSTRUCTION
 from swebash_py.engine.messages import Message, TextBlock
 from swebash_py.events import Notice, TurnComplete
-from tests.agent.helpers import make_agent, run, small_window_fitter
+from tests.agent.helpers import builtin_edits, make_agent, run, small_window_fitter
 from tests.agent.scripted_tools import Journal
 from tests.fakeprovider import FakeProvider, Reply
 
@@ -92,7 +92,7 @@ async def test_compaction_keeps_a_structured_state(fake_provider: FakeProvider) 
 def test_a_later_compaction_carries_the_recorded_parts() -> None:
     from swebash_py.engine.compaction_state import FILES, WORDS, recorded, state_text
 
-    first = state_text("Goal: g.", recorded(_state_history()[:5]))
-    again = recorded([Message.user("and keep the old API")], first)
+    first = state_text("Goal: g.", recorded(_state_history()[:5], changes_files=builtin_edits))
+    again = recorded([Message.user("and keep the old API")], first, changes_files=builtin_edits)
     assert '"Fix the build. Never touch deploy/prod.cfg; indent with tabs."' in again[WORDS]
     assert again[WORDS][-1] == '"and keep the old API"' and again[FILES] == ["src/app.c"]

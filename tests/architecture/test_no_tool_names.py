@@ -21,12 +21,7 @@ TOOLS = "swebash_py/tools/"  # where a tool is declared: its own name is its bus
 NAMES = frozenset(entry["name"] for entry in json.loads(
     (PACKAGE / "data" / "builtin_tools.json").read_text(encoding="utf-8")))
 # (file, name): why it is still there
-ALLOWED: dict[tuple[str, str], str] = {
-    ("swebash_py/engine/compaction_state.py", "write_file"): "_WRITERS: the compaction state's "
-        "'Files changed' list; engine is below tools and cannot read the traits (kind edit) "
-        "yet: the agent should hand it a predicate",
-    ("swebash_py/engine/compaction_state.py", "edit_file"): "the same _WRITERS",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def _names_in(node: ast.AST) -> list[str]:

@@ -155,7 +155,8 @@ async def test_the_summary_request_carries_no_image_bytes() -> None:
         seen.append(request)
         yield TextDelta("summary")
 
-    fitter = ContextFitter(lambda: "openai/gpt-3.5-turbo", stream)
+    fitter = ContextFitter(lambda: "openai/gpt-3.5-turbo", stream,
+                           changes_files=lambda _name: False)
     assert await fitter._model_state(_history()) == "summary"
     (request,) = seen
     assert not any(m.images() for m in request.messages)

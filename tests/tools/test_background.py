@@ -126,12 +126,17 @@ def test_nothing_survives_the_death_of_the_owner(tmp_path: Path) -> None:
     """The owning process is SIGKILLed: no cleanup code runs, the kernel's
     parent-death signal makes the shell kill its group."""
     script = textwrap.dedent("""
-        import asyncio, os, signal, sys
+        import asyncio, math, os, signal, sys
+        from pathlib import Path
+        from swebash_py.sandbox.policy import SandboxPolicy
+        from swebash_py.sandbox.runner import DIRECT, ExecRequest
         from swebash_py.tools.background import JobTable, WRAPPER
         async def main():
             table = JobTable()
             argv = ["/bin/sh", "-c", WRAPPER, "bg", "sleep 600 & sleep 601"]
-            job = await table.start(argv, "x", ".", dict(os.environ), 100, 100)
+            request = ExecRequest(argv, SandboxPolicy("off", Path.cwd()), math.inf,
+                                  head=100, tail=100, plain_env=dict(os.environ))
+            job = await table.start(DIRECT, request, "x")
             print(job.pid, flush=True)
             await asyncio.sleep(0.5)
             os.kill(os.getpid(), signal.SIGKILL)
@@ -148,20 +153,28 @@ def test_nothing_survives_the_death_of_the_owner(tmp_path: Path) -> None:
 
 
 def test_the_twin_without_the_death_signal_the_group_survives(tmp_path: Path) -> None:
-    """Proof the test above can fail: with the parent-death hook off, the
-    processes outlive their killed owner (then the test cleans them up)."""
+    """Proof the test above can fail: a runner that starts the process plainly
+    (no parent-death hook, no reaper, no cgroup: what the seam's runner adds),
+    and the processes outlive their killed owner (then the test cleans them up)."""
     script = textwrap.dedent("""
-        import asyncio, os, signal
+        import asyncio, math, os, signal
+        from pathlib import Path
+        from swebash_py.sandbox.policy import SandboxPolicy
+        from swebash_py.sandbox.runner import ExecRequest
         from swebash_py.tools import background
-        async def spawn(argv, cwd, env):
-            return await asyncio.create_subprocess_exec(
-                *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True)
+        class Plain:
+            writes_land = True
+            async def start(self, request):
+                return await asyncio.create_subprocess_exec(
+                    *request.argv, env=dict(request.plain_env),
+                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT, start_new_session=True)
         async def main():
-            table = background.JobTable(spawn)
+            table = background.JobTable()
             argv = ["/bin/sh", "-c", background.WRAPPER, "bg", "sleep 600"]
-            job = await table.start(argv, "x", ".", dict(os.environ), 100, 100)
+            request = ExecRequest(argv, SandboxPolicy("off", Path.cwd()), math.inf,
+                                  head=100, tail=100, plain_env=dict(os.environ))
+            job = await table.start(Plain(), request, "x")
             print(job.pid, flush=True)
             await asyncio.sleep(0.3)
             os.kill(os.getpid(), signal.SIGKILL)
