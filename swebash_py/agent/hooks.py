@@ -4,22 +4,27 @@ Each hook gets the call as JSON on stdin (``event``, ``tool``, ``call_id``,
 ``arguments``, ``workspace``, and ``result`` after the call). A pre-tool hook
 denies with exit code 2 (stderr is the reason) or with
 ``{"decision": "deny", "reason": "..."}`` on stdout. Other failures and
-timeouts are reported as warnings and never block. A timed-out or cancelled
-hook is killed with its whole process group.
+timeouts are reported as warnings and never block.
+
+A hook is started by the one process owner (``process/proc.py``) like a
+tool's command outside the sandbox: under the reaper's supervisor and in a
+cgroup of its own, so a timed-out or cancelled hook is ended with its whole
+process tree, and one still running when ``ai`` is killed (SIGKILL included)
+dies with it; stdout and stderr are kept bounded; its environment is ours
+without the secret-looking variables.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from swebash_py.engine.messages import json_object
+from swebash_py.process import reaper
+from swebash_py.process.proc import host_env, run_process
 
 if TYPE_CHECKING:
     from swebash_py.agent.executor import PostHook, PreHook
@@ -27,6 +32,8 @@ if TYPE_CHECKING:
     from swebash_py.tools.base import ToolResult
 
 DENY_EXIT = 2
+KEEP_BYTES = 64 * 1024  # of stdout and of stderr, first and last each: a verdict is short
+GRACE = 0.5  # seconds between SIGTERM and SIGKILL for a timed-out hook
 
 
 @dataclass
@@ -92,27 +99,13 @@ def _warning(command: str, run: _Run, timeout: float) -> str | None:
 
 
 async def _run(command: str, data: bytes, timeout: float, cwd: Any) -> _Run:
-    workdir = str(cwd) if cwd and os.path.isdir(str(cwd)) else None
-    proc = await asyncio.create_subprocess_shell(
-        command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, cwd=workdir, start_new_session=True)
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(data), timeout)
-    except TimeoutError:
-        await _kill(proc)
+    workdir = str(cwd) if cwd and os.path.isdir(str(cwd)) else "."
+    res = await run_process(reaper.wrap(["/bin/sh", "-c", command]), cwd=workdir,
+                            env=host_env(), timeout=timeout, input=data, split_stderr=True,
+                            head=KEEP_BYTES, tail=KEEP_BYTES, grace=GRACE, contain=True)
+    if res.timed_out:
         return _Run(None, "", "")
-    except BaseException:
-        await _kill(proc)
-        raise
-    return _Run(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
-
-
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    # wait() also waits for the pipes; a process that left the group could hold them
-    with contextlib.suppress(ProcessLookupError, TimeoutError):
-        await asyncio.wait_for(proc.wait(), 5)
+    return _Run(res.returncode, res.output, res.errors)
 
 
 def hook_callbacks(hooks: Any, workspace: str, warn: Callable[[str], None]

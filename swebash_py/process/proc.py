@@ -30,6 +30,12 @@ ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
   and the kernel's cgroup migration);
 * cancellation kills the group too, and the transport is closed while the
   loop runs (``release``).
+
+Not only the tools': the ``[hooks]`` commands and the REPL's ``!command`` are
+started here too (under ``reaper.wrap``, ``contain=True``, ``host_env``), so
+they die with ``ai`` the same way. ``input`` feeds stdin (a hook's JSON);
+``terminal`` (``!command`` on a terminal) gives the child a pseudo-terminal
+as stdio and controlling terminal instead of pipes.
 """
 
 from __future__ import annotations
@@ -38,17 +44,21 @@ import asyncio
 import atexit
 import codecs
 import contextlib
+import fcntl
 import os
 import signal
 import sys
+import termios
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from swebash_py.process import cgroups
 from swebash_py.process.capture import Capture as Capture  # re-exported: one import for callers
 from swebash_py.process.capture import Throttle
 from swebash_py.process.reaper import kill_tree
+from swebash_py.process.values import is_secret_name
 
 CHUNK = 65536
 _cgroup_of: dict[int, str] = {}  # leader pid -> its cgroup, until ended
@@ -65,6 +75,7 @@ class ProcResult:
     cut_bytes: int
     cut_lines: int
     leftovers_killed: bool = False
+    errors: str = ""  # stderr, when asked for apart (``split_stderr``)
 
     @property
     def signal(self) -> int | None:
@@ -86,6 +97,14 @@ async def _pump(stream: asyncio.StreamReader, capture: Capture, throttle: Thrott
         throttle.feed(decoder.decode(data))
     await pump(stream, sink)
     throttle.feed(decoder.decode(b"", final=True))
+
+
+def host_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child outside the sandbox that is not a tool's
+    command (a hook, ``!command``): ``base`` (default: ours) without the
+    secret-looking variables, the rule the tools' host commands follow."""
+    source = base if base is not None else os.environ
+    return {k: v for k, v in source.items() if not is_secret_name(k)}
 
 
 def signal_group(pgid: int, sig: int) -> None:
@@ -125,6 +144,20 @@ def _joining(path: str | None, then: Callable[[], None] | None) -> Callable[[], 
         if then is not None:
             then()
     return hook
+
+
+def _take_terminal() -> None:
+    """In the child, before exec: its stdin (a pty's slave) becomes the new
+    session's controlling terminal, so the pty's Ctrl-C and job control reach it."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _then(first: Callable[[], None], then: Callable[[], None] | None) -> Callable[[], None]:
+    def both() -> None:
+        first()
+        if then is not None:
+            then()
+    return both
 
 
 def _adopt_orphans() -> None:
@@ -175,20 +208,28 @@ def release(proc: asyncio.subprocess.Process) -> None:
 async def start(argv: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str],
                 merge_stderr: bool = False, pass_fds: Sequence[int] = (),
                 preexec_fn: Callable[[], None] | None = None,
-                contain: bool = False) -> asyncio.subprocess.Process:
-    """Spawn ``argv`` as the leader of a new session, stdin /dev/null, stdout
-    and stderr piped (``merge_stderr``: one pipe). ``contain`` (a command outside
-    the sandbox, whose pid namespace does the same inside): in a cgroup of its
-    own (``cgroups``; where none can be made, ``ai`` adopts orphans instead).
-    Cancelled while spawning, the child is killed before the cancellation
-    goes on."""
+                contain: bool = False, stdin_pipe: bool = False,
+                terminal: int | None = None) -> asyncio.subprocess.Process:
+    """Spawn ``argv`` as the leader of a new session, stdin /dev/null (a pipe
+    with ``stdin_pipe``), stdout and stderr piped (``merge_stderr``: one pipe).
+    ``terminal``: the slave end of a pseudo-terminal instead, as all three and
+    as the session's controlling terminal (an interactive ``!command``).
+    ``contain`` (a command outside the sandbox, whose pid namespace does the
+    same inside): in a cgroup of its own (``cgroups``; where none can be made,
+    ``ai`` adopts orphans instead). Cancelled while spawning, the child is
+    killed before the cancellation goes on."""
     cgroup = cgroups.child() if contain else None
     if contain and cgroup is None:
         _adopt_orphans()
+    stdio: dict[str, Any] = {
+        "stdin": asyncio.subprocess.PIPE if stdin_pipe else asyncio.subprocess.DEVNULL,
+        "stdout": asyncio.subprocess.PIPE,
+        "stderr": asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE}
+    if terminal is not None:
+        stdio = {"stdin": terminal, "stdout": terminal, "stderr": terminal}
+        preexec_fn = _then(_take_terminal, preexec_fn)
     spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, env=dict(env), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
+        *argv, cwd=cwd, env=dict(env), **stdio,
         start_new_session=True, limit=CHUNK, pass_fds=tuple(pass_fds),
         preexec_fn=_joining(cgroup, preexec_fn)))
     try:
@@ -225,18 +266,27 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       grace: float = 2.0, drain: float = 0.5,
                       pass_fds: Sequence[int] = (),
                       on_start: Callable[[int], None] = lambda _pid: None,
-                      contain: bool = False) -> ProcResult:
+                      contain: bool = False, input: bytes | None = None,
+                      merge_stderr: bool = False, split_stderr: bool = False) -> ProcResult:
     """Run ``argv`` to completion (or timeout) and return what it did.
 
     ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned;
-    ``contain``: see ``start``."""
+    ``contain``, ``merge_stderr``: see ``start``. ``input`` is written to its
+    stdin, which is then closed (a child that does not read it is no error).
+    ``split_stderr``: stderr is kept apart, in ``ProcResult.errors``
+    (bounded alike), not shown to ``on_output``."""
     start_time = time.monotonic()
-    proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds, contain=contain)
+    proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds, contain=contain,
+                       merge_stderr=merge_stderr, stdin_pipe=input is not None)
     on_start(proc.pid)
     capture, throttle = Capture(head, tail), Throttle(on_output)
-    assert proc.stdout is not None and proc.stderr is not None
-    readers = [asyncio.create_task(_pump(s, capture, throttle))
-               for s in (proc.stdout, proc.stderr)]
+    errors = Capture(head, tail) if split_stderr else capture
+    assert proc.stdout is not None
+    readers = [asyncio.create_task(_pump(proc.stdout, capture, throttle))]
+    if proc.stderr is not None:
+        readers.append(asyncio.create_task(
+            _pump(proc.stderr, errors, Throttle(lambda _t: None) if split_stderr else throttle)))
+    feeder = asyncio.create_task(_feed(proc, input)) if input is not None else None
     timed_out = leftovers = False
     try:
         if not await wait_exit(proc, timeout):
@@ -251,10 +301,22 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
         if proc.returncode is None:  # cancelled
             kill_group_tree(proc.pid)
         end_leftovers(proc.pid)  # no-op unless cancelled or leftovers
-        for task in readers:
+        for task in (*readers, *([feeder] if feeder else [])):
             task.cancel()
         release(proc)
         throttle.flush()
     returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
     return ProcResult(returncode, timed_out, time.monotonic() - start_time, capture.text(),
-                      capture.total, capture.cut_bytes, capture.cut_lines, leftovers)
+                      capture.total, capture.cut_bytes, capture.cut_lines, leftovers,
+                      errors.text() if split_stderr else "")
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write ``data`` to the child's stdin and close it; a child that exits
+    without reading it all (a closed pipe) is fine."""
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    with contextlib.suppress(Exception):
+        proc.stdin.close()

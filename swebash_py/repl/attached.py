@@ -7,6 +7,11 @@ work; whatever it writes is copied to our terminal as it comes and kept
 mode meanwhile: every key, Ctrl-C included, goes to the command. A full-screen
 program (one that switched to the alternate screen) is not attached: what it
 drew is not text a model can use.
+
+The command is started by the one process owner (``proc.start`` with
+``terminal``: the pty's slave as its stdio and controlling terminal) under the
+reaper's supervisor and in a cgroup of its own, like ``shell.run_shell``: a
+SIGTERM or SIGKILL of ``ai`` ends it and what it started.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import termios
 import tty
 from dataclasses import dataclass
 
-from swebash_py.front.shell_helper import user_shell
+from swebash_py.process.proc import end_leftovers, kill_group_tree, start
+from swebash_py.repl.shell import shell_argv, shell_env
 from swebash_py.text.sanitize import neutralize
 
 KEEP_BYTES = 256 * 1024
@@ -35,10 +41,6 @@ class Attached:
     full_screen: bool  # it used the alternate screen: not worth attaching
 
 
-def _take_terminal() -> None:  # runs in the child, before exec
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
 def _copy_size(src: int, dst: int) -> None:
     with contextlib.suppress(OSError):
         fcntl.ioctl(dst, termios.TIOCSWINSZ, fcntl.ioctl(src, termios.TIOCGWINSZ, b"\0" * 8))
@@ -49,9 +51,8 @@ async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) ->
     master, slave = pty.openpty()
     _copy_size(stdout_fd, master)
     try:
-        process = await asyncio.create_subprocess_exec(
-            user_shell(), "-c", command, cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
-            start_new_session=True, preexec_fn=_take_terminal)
+        process = await start(shell_argv(command), cwd=cwd, env=shell_env(), terminal=slave,
+                              contain=True)
     except BaseException:
         os.close(master)
         raise
@@ -94,10 +95,10 @@ async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) ->
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(closed), 1.0)  # its last output
     except asyncio.CancelledError:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, 9)
+        kill_group_tree(process.pid)
         raise
     finally:
+        end_leftovers(process.pid)  # its cgroup: what the supervisor could not end
         loop.remove_signal_handler(signal.SIGWINCH)  # the prompt sets its own again
         loop.remove_reader(stdin_fd)
         loop.remove_reader(master)

@@ -1,31 +1,47 @@
-"""`!command`: run a shell command directly, show and keep its output."""
+"""`!command`: run a shell command directly, show and keep its output.
+
+Without a terminal (``attached.py`` has the other case) the command is
+started by the one process owner like a tool's command outside the sandbox:
+under the reaper's supervisor, in a cgroup of its own, so Ctrl-C (which
+cancels the task), a SIGTERM or a SIGKILL of ``ai`` ends it and everything it
+started; its output is kept bounded (first and last ``KEEP_BYTES``); its
+environment is ours without the secret-looking variables (what it prints is
+attached to the next question)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from swebash_py.front.shell_helper import user_shell
 from swebash_py.text.truncate import cap_middle
 
 MAX_CONTEXT_CHARS = 20_000
+KEEP_BYTES = 512 * 1024  # printed whole below this, first and last beyond it
+NO_TIMEOUT = float("inf")  # the user's own command: Ctrl-C is its limit
+
+
+def shell_argv(command: str) -> list[str]:
+    """``command`` in the user's shell, under the reaper's supervisor."""
+    from swebash_py.process import reaper  # here: not on the REPL's start-up path
+
+    return reaper.wrap([user_shell(), "-c", command])
+
+
+def shell_env() -> Mapping[str, str]:
+    from swebash_py.process.proc import host_env
+
+    return host_env()
 
 
 async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
     """Run ``command`` in the user's shell; returns (exit code, output)."""
-    process = await asyncio.create_subprocess_exec(
-        user_shell(), "-c", command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True)
-    try:
-        output, _ = await process.communicate()
-    except asyncio.CancelledError:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, 9)
-        raise
-    return process.returncode or 0, output.decode("utf-8", errors="replace")
+    from swebash_py.process.proc import run_process
+
+    res = await run_process(shell_argv(command), cwd=cwd, env=shell_env(), timeout=NO_TIMEOUT,
+                            merge_stderr=True, head=KEEP_BYTES, tail=KEEP_BYTES, contain=True)
+    return res.returncode, res.output
 
 
 def as_context(command: str, code: int, output: str) -> str:

@@ -18,15 +18,21 @@ OS = {"fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "exec
       "execvp", "execvpe", "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve",
       "spawnvp", "spawnvpe", "spawnl", "spawnle", "spawnlp", "spawnlpe"}
 
-# file: why its process is not a tool's child
+# file: why its process is not a tool's child. The hooks (agent/hooks.py) and the
+# REPL's `!command` (repl/shell.py, repl/attached.py) are started by the owner.
 ALLOWED: dict[str, str] = {
-    "agent/hooks.py": "the user's own pre/post tool hooks, with their own timeout",
-    "cli/pager.py": "the user's $PAGER for `ai sessions show`, in the foreground",
-    "front/shell_helper.py": "`r` runs the suggested command in the user's shell, as asked",
-    "repl/attached.py": "`!cmd` in the REPL: the user's own command, attached to the terminal",
-    "repl/shell.py": "`!cmd` in the REPL: the user's own command",
-    "sandbox/bwrap.py": "`bwrap --version` and one trial run, once per process",
-    "sandbox/overlay.py": "the preview's overlay holder (its lifetime is the preview's)",
+    "cli/pager.py": "the user's $PAGER for `ai sessions show`: a synchronous foreground "
+                    "program on our own terminal, started with no event loop running and "
+                    "waited for; nothing of ours runs meanwhile, so there is nothing to "
+                    "outlive, and it must stay in our process group to get the terminal",
+    "front/shell_helper.py": "`r` of the shell helper hands the accepted command to the "
+                             "user's shell in the foreground, as if typed (synchronous, no "
+                             "loop, our process group and terminal; `ai` only waits)",
+    "sandbox/bwrap.py": "`bwrap --version` and one trial run, once per process: the "
+                        "sandbox's own probe, bounded by its own timeout, before any tool",
+    "sandbox/overlay.py": "the overlay trial (can a preview run here?): one namespace and "
+                          "bwrap, once per process, before any tool, waited for with its "
+                          "own 20 s timeout and killed past it",
 }
 
 
