@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from swebash_py.engine.messages import json_object
 from swebash_py.process import reaper
-from swebash_py.process.proc import host_env, run_process
+from swebash_py.process.proc import run_process
 
 if TYPE_CHECKING:
     from swebash_py.agent.executor import PostHook, PreHook
@@ -101,7 +101,7 @@ def _warning(command: str, run: _Run, timeout: float) -> str | None:
 async def _run(command: str, data: bytes, timeout: float, cwd: Any) -> _Run:
     workdir = str(cwd) if cwd and os.path.isdir(str(cwd)) else "."
     res = await run_process(reaper.wrap(["/bin/sh", "-c", command]), cwd=workdir,
-                            env=host_env(), timeout=timeout, input=data, split_stderr=True,
+                            env=os.environ, timeout=timeout, input=data, split_stderr=True,
                             head=KEEP_BYTES, tail=KEEP_BYTES, grace=GRACE, contain=True)
     if res.timed_out:
         return _Run(None, "", "")

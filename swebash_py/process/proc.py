@@ -32,7 +32,7 @@ ended by ``terminate``/``kill_group_tree``, so the same rules hold for all:
   loop runs (``release``).
 
 Not only the tools': the ``[hooks]`` commands and the REPL's ``!command`` are
-started here too (under ``reaper.wrap``, ``contain=True``, ``host_env``), so
+started here too (under ``reaper.wrap``, ``contain=True``; the user's own environment), so
 they die with ``ai`` the same way. ``input`` feeds stdin (a hook's JSON);
 ``terminal`` (``!command`` on a terminal) gives the child a pseudo-terminal
 as stdio and controlling terminal instead of pipes.
@@ -58,7 +58,6 @@ from swebash_py.process import cgroups
 from swebash_py.process.capture import Capture as Capture  # re-exported: one import for callers
 from swebash_py.process.capture import Throttle
 from swebash_py.process.reaper import kill_tree
-from swebash_py.process.values import is_secret_name
 
 CHUNK = 65536
 _cgroup_of: dict[int, str] = {}  # leader pid -> its cgroup, until ended
@@ -97,14 +96,6 @@ async def _pump(stream: asyncio.StreamReader, capture: Capture, throttle: Thrott
         throttle.feed(decoder.decode(data))
     await pump(stream, sink)
     throttle.feed(decoder.decode(b"", final=True))
-
-
-def host_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a child outside the sandbox that is not a tool's
-    command (a hook, ``!command``): ``base`` (default: ours) without the
-    secret-looking variables, the rule the tools' host commands follow."""
-    source = base if base is not None else os.environ
-    return {k: v for k, v in source.items() if not is_secret_name(k)}
 
 
 def signal_group(pgid: int, sig: int) -> None:

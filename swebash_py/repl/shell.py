@@ -30,9 +30,9 @@ def shell_argv(command: str) -> list[str]:
 
 
 def shell_env() -> Mapping[str, str]:
-    from swebash_py.process.proc import host_env
-
-    return host_env()
+    """The user's own environment, whole: ``!command`` is the user's command, typed at
+    their prompt, not the model's (``git push`` needs its ``GH_TOKEN``)."""
+    return os.environ
 
 
 async def run_shell(command: str, cwd: Path) -> tuple[int, str]:

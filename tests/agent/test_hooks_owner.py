@@ -23,16 +23,16 @@ def payload(ws: Path) -> dict[str, object]:
             "workspace": str(ws)}
 
 
-async def test_a_hook_does_not_see_secret_variables(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_hook_runs_with_the_users_whole_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook is the user's own program (a notifier needs its SLACK_TOKEN): the
+    process owner changes how it is contained, not what it may know."""
     monkeypatch.setenv("DEPLOY_TOKEN", SECRET)
     monkeypatch.setenv("HOOK_PLAIN_SETTING", "visible-1")
     warnings = await run_post_hooks(["env > env.txt"], payload(tmp_path), 10)
     seen = (tmp_path / "env.txt").read_text()
     assert warnings == []
-    assert SECRET not in seen and "DEPLOY_TOKEN" not in seen
-    # twin: the rest of our environment is the hook's as before
-    assert "HOOK_PLAIN_SETTING=visible-1" in seen
+    assert f"DEPLOY_TOKEN={SECRET}" in seen and "HOOK_PLAIN_SETTING=visible-1" in seen
 
 
 async def test_a_loud_hook_is_kept_bounded_and_still_denies(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """`!command` without a terminal runs through the one process owner: bounded,
-its tree ended on Ctrl-C (cancellation), no secret variables; twins show the
+its tree ended on Ctrl-C (cancellation), the user's environment; twins show the
 command itself runs as before."""
 
 from __future__ import annotations
@@ -39,9 +39,12 @@ async def test_output_is_bounded(tmp_path: Path) -> None:
     assert len(output) < 2_000_000 and "bytes" in output  # the middle cut, and said
 
 
-async def test_no_secret_variables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_users_own_command_has_the_users_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``!git push`` needs GH_TOKEN: the user's command, typed by the user, runs with
+    their whole environment (the model's commands are the ones kept from secrets)."""
     monkeypatch.setenv("SHELL_TEST_API_KEY", "bang-secret-value-987")
     monkeypatch.setenv("SHELL_TEST_PLAIN", "plain-ok")
     _code, output = await run_shell("env", tmp_path)
-    assert "bang-secret-value-987" not in output
-    assert "SHELL_TEST_PLAIN=plain-ok" in output  # twin
+    assert "SHELL_TEST_API_KEY=bang-secret-value-987" in output
+    assert "SHELL_TEST_PLAIN=plain-ok" in output
