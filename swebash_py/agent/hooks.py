@@ -6,12 +6,13 @@ denies with exit code 2 (stderr is the reason) or with
 ``{"decision": "deny", "reason": "..."}`` on stdout. Other failures and
 timeouts are reported as warnings and never block.
 
-A hook is started by the one process owner (``process/proc.py``) like a
-tool's command outside the sandbox: under the reaper's supervisor and in a
-cgroup of its own, so a timed-out or cancelled hook is ended with its whole
+A hook is started by the one process owner (``process/proc.py``) under the
+reaper's supervisor, so a timed-out or cancelled hook is ended with its whole
 process tree, and one still running when ``ai`` is killed (SIGKILL included)
-dies with it; stdout and stderr are kept bounded; its environment is ours
-without the secret-looking variables.
+dies with it; what a hook that ended left running (a notifier) keeps running:
+the hook is the user's program. stdout and stderr are kept bounded; a pre-tool
+hook whose stdout was cut cannot be judged and denies. Its environment is the
+user's, whole.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class _Run:
     code: int | None  # None: timed out
     stdout: str
     stderr: str
+    stdout_cut: bool = False  # longer than we keep: a verdict in it cannot be read
 
 
 async def run_pre_hooks(commands: list[str], payload: dict[str, Any],
@@ -66,6 +68,9 @@ async def run_pre_hooks(commands: list[str], payload: dict[str, Any],
         if run.code == DENY_EXIT:
             reason = run.stderr.strip() or f"denied by hook: {command}"
             return HookOutcome(True, reason, outcome.warnings)
+        if run.stdout_cut:  # fail closed: a deny may be in what was cut
+            return HookOutcome(True, f"hook output too large to judge ({command})",
+                               outcome.warnings)
         if warning := _warning(command, run, timeout):
             outcome.warnings.append(warning)
     return outcome
@@ -100,12 +105,13 @@ def _warning(command: str, run: _Run, timeout: float) -> str | None:
 
 async def _run(command: str, data: bytes, timeout: float, cwd: Any) -> _Run:
     workdir = str(cwd) if cwd and os.path.isdir(str(cwd)) else "."
-    res = await run_process(reaper.wrap(["/bin/sh", "-c", command]), cwd=workdir,
+    res = await run_process(reaper.wrap(["/bin/sh", "-c", command], keep_leftovers=True),
+                            cwd=workdir,
                             env=os.environ, timeout=timeout, input=data, split_stderr=True,
-                            head=KEEP_BYTES, tail=KEEP_BYTES, grace=GRACE, contain=True)
+                            head=KEEP_BYTES, tail=KEEP_BYTES, grace=GRACE, keep_leftovers=True)
     if res.timed_out:
         return _Run(None, "", "")
-    return _Run(res.returncode, res.output, res.errors)
+    return _Run(res.returncode, res.output, res.errors, stdout_cut=res.cut_bytes > 0)
 
 
 def hook_callbacks(hooks: Any, workspace: str, warn: Callable[[str], None]

@@ -109,7 +109,7 @@ class PolicyApprover:
 
         args = pending.args.to_dict()
         traits = pending.tool.traits()
-        sandboxed = traits.kind != "execute" or self._sandboxed()
+        sandboxed = traits.command_arg is None or self._sandboxed()
         judged = policy.judge(traits, args, pending.preview, self.mode, self.rules,
                               self.workspace, sandboxed=sandboxed)
         # -- sandbox: judgement → grant (the one place; see approvals/grant.py) --

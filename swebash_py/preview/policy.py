@@ -116,7 +116,16 @@ _START_UP_HOOKS = frozenset({"sitecustomize.py", "usercustomize.py"})
 def _runs_later(rel: str) -> bool:
     parts = rel.split("/")
     return (any(part in _LOADED_FOLDERS for part in parts) or parts[-1].endswith(".pth")
-            or parts[-1] in _START_UP_HOOKS)
+            or parts[-1] in _START_UP_HOOKS or _native_code(parts[-1]))
+
+
+def _native_code(name: str) -> bool:
+    """A shared library: ``import pkg.util`` loads ``util.cpython-311-….so`` before
+    ``util.py``, and ``dlopen`` needs no execute bit (nor does ``LD_PRELOAD``)."""
+    import importlib.machinery
+
+    return name.endswith((*importlib.machinery.EXTENSION_SUFFIXES, ".so", ".pyd", ".dylib",
+                          ".dll")) or ".so." in name
 
 
 class _IgnoreFiles:

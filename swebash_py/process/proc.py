@@ -258,14 +258,17 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
                       pass_fds: Sequence[int] = (),
                       on_start: Callable[[int], None] = lambda _pid: None,
                       contain: bool = False, input: bytes | None = None,
-                      merge_stderr: bool = False, split_stderr: bool = False) -> ProcResult:
+                      merge_stderr: bool = False, split_stderr: bool = False,
+                      keep_leftovers: bool = False) -> ProcResult:
     """Run ``argv`` to completion (or timeout) and return what it did.
 
     ``pass_fds`` stay open in the child; ``on_start`` gets its pid once spawned;
     ``contain``, ``merge_stderr``: see ``start``. ``input`` is written to its
     stdin, which is then closed (a child that does not read it is no error).
     ``split_stderr``: stderr is kept apart, in ``ProcResult.errors``
-    (bounded alike), not shown to ``on_output``."""
+    (bounded alike), not shown to ``on_output``. ``keep_leftovers`` (the user's
+    own command, see ``reaper.wrap``): what it left running once it ended is not
+    killed; a timeout or a cancel still ends the whole tree."""
     start_time = time.monotonic()
     proc = await start(argv, cwd=cwd, env=env, pass_fds=pass_fds, contain=contain,
                        merge_stderr=merge_stderr, stdin_pipe=input is not None)
@@ -284,14 +287,17 @@ async def run_process(argv: Sequence[str], *, cwd: str | os.PathLike[str],
             timed_out = True
             await terminate(proc, grace)
         _done, pending = await asyncio.wait(readers, timeout=drain)
-        end_leftovers(proc.pid)
+        if timed_out or not keep_leftovers:
+            end_leftovers(proc.pid)
         leftovers = bool(pending)
         if pending:
             await asyncio.wait(pending, timeout=drain)
     finally:
-        if proc.returncode is None:  # cancelled
+        cancelled = proc.returncode is None
+        if cancelled:
             kill_group_tree(proc.pid)
-        end_leftovers(proc.pid)  # no-op unless cancelled or leftovers
+        if cancelled or timed_out or not keep_leftovers:
+            end_leftovers(proc.pid)  # no-op unless cancelled or leftovers
         for task in (*readers, *([feeder] if feeder else [])):
             task.cancel()
         release(proc)

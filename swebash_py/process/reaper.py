@@ -46,13 +46,20 @@ PASSING = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 LEFTOVERS = "\n[background processes still running after the command ended were killed]\n"
 
 
-def wrap(argv: list[str]) -> list[str]:
+KEEP = "--keep-leftovers"
+
+
+def wrap(argv: list[str], *, keep_leftovers: bool = False) -> list[str]:
     """``argv`` under the supervisor (unchanged where there is no prctl, or where
     our own interpreter cannot be run again, e.g. it lives under another user's
-    home: then only the process-group cleanup applies)."""
+    home: then only the process-group cleanup applies). ``keep_leftovers``: the
+    user's own command (``!cmd``, a hook): what it started in the background
+    (``!server &``) keeps running once it ended, as after a shell's ``&``; while
+    it runs, it still dies with ``ai``."""
     if not sys.platform.startswith("linux") or not os.access(sys.executable, os.X_OK):
         return list(argv)
-    return [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()), "--", *argv]
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), str(os.getpid()),
+            KEEP if keep_leftovers else "--", *argv]
 
 
 def _prctl(option: int, value: int) -> None:
@@ -155,7 +162,7 @@ def _die_with(supervisor: int) -> None:
 
 
 def main(args: list[str]) -> None:
-    parent, argv = int(args[0]), args[2:]
+    parent, keep, argv = int(args[0]), args[1] == KEEP, args[2:]
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_PDEATHSIG, int(DEATH_SIGNAL))
     if os.getppid() != parent:  # ai died before we asked
@@ -181,7 +188,8 @@ def main(args: list[str]) -> None:
         pid, status = os.waitpid(-1, 0)
         if pid == child:
             break
-    _end_leftovers()
+    if not keep:
+        _end_leftovers()
     _exit_like(status)
 
 

@@ -51,8 +51,7 @@ async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) ->
     master, slave = pty.openpty()
     _copy_size(stdout_fd, master)
     try:
-        process = await start(shell_argv(command), cwd=cwd, env=shell_env(), terminal=slave,
-                              contain=True)
+        process = await start(shell_argv(command), cwd=cwd, env=shell_env(), terminal=slave)
     except BaseException:
         os.close(master)
         raise
@@ -96,9 +95,9 @@ async def run_attached(command: str, cwd: str, stdin_fd: int, stdout_fd: int) ->
             await asyncio.wait_for(asyncio.shield(closed), 1.0)  # its last output
     except asyncio.CancelledError:
         kill_group_tree(process.pid)
+        end_leftovers(process.pid)
         raise
     finally:
-        end_leftovers(process.pid)  # its cgroup: what the supervisor could not end
         loop.remove_signal_handler(signal.SIGWINCH)  # the prompt sets its own again
         loop.remove_reader(stdin_fd)
         loop.remove_reader(master)

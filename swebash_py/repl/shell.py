@@ -2,11 +2,12 @@
 
 Without a terminal (``attached.py`` has the other case) the command is
 started by the one process owner like a tool's command outside the sandbox:
-under the reaper's supervisor, in a cgroup of its own, so Ctrl-C (which
-cancels the task), a SIGTERM or a SIGKILL of ``ai`` ends it and everything it
-started; its output is kept bounded (first and last ``KEEP_BYTES``); its
-environment is ours without the secret-looking variables (what it prints is
-attached to the next question)."""
+under the reaper's supervisor, so Ctrl-C (which cancels the task), a SIGTERM
+or a SIGKILL of ``ai`` while it runs ends it and everything it started. What it
+leaves running once it ended (``!python -m http.server &``) keeps running, as
+after a shell's ``&``: the command is the user's, not the model's. Its output
+is kept bounded (first and last ``KEEP_BYTES``); its environment is the user's,
+whole (what it prints is attached to the next question)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def shell_argv(command: str) -> list[str]:
     """``command`` in the user's shell, under the reaper's supervisor."""
     from swebash_py.process import reaper  # here: not on the REPL's start-up path
 
-    return reaper.wrap([user_shell(), "-c", command])
+    return reaper.wrap([user_shell(), "-c", command], keep_leftovers=True)
 
 
 def shell_env() -> Mapping[str, str]:
@@ -40,7 +41,8 @@ async def run_shell(command: str, cwd: Path) -> tuple[int, str]:
     from swebash_py.process.proc import run_process
 
     res = await run_process(shell_argv(command), cwd=cwd, env=shell_env(), timeout=NO_TIMEOUT,
-                            merge_stderr=True, head=KEEP_BYTES, tail=KEEP_BYTES, contain=True)
+                            merge_stderr=True, head=KEEP_BYTES, tail=KEEP_BYTES,
+                            keep_leftovers=True)
     return res.returncode, res.output
 
 

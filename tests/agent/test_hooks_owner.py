@@ -65,3 +65,14 @@ async def test_twin_a_hook_that_finishes_leaves_its_verdict(tmp_path: Path) -> N
     outcome = await run_pre_hooks(["touch ran; exit 0"], payload(tmp_path), 10)
     assert not outcome.denied and outcome.warnings == []
     assert (tmp_path / "ran").exists() and os.path.isdir(tmp_path)
+
+
+async def test_a_pre_hook_whose_verdict_was_cut_denies(tmp_path: Path) -> None:
+    """A deny JSON longer than what is kept cannot be read: fail closed. The twin:
+    the same hook's short verdict is read (allow), so a cut is what denies."""
+    long_deny = ("python3 -c 'import json; print(json.dumps({\"decision\": \"deny\", "
+                 "\"reason\": \"no\", \"pad\": \"x\" * 300000}))'")
+    outcome = await run_pre_hooks([long_deny], payload(tmp_path), 30)
+    assert outcome.denied and "too large" in outcome.reason
+    short_allow = "python3 -c 'import json; print(json.dumps({\"decision\": \"allow\"}))'"
+    assert not (await run_pre_hooks([short_allow], payload(tmp_path), 30)).denied

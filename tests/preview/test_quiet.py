@@ -6,6 +6,7 @@ its twin: the same change set minus the one thing that makes it ask."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import marshal
 import py_compile
 import sys
@@ -158,9 +159,12 @@ def test_nested_and_parent_gitignores_count(ws: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("rel", [".venv/lib/python3.11/site-packages/evil.pth",
                                  ".venv/lib/python3.11/site-packages/pkg/__init__.py",
-                                 "build/sitecustomize.py", "build/node_modules/x/index.js"])
+                                 "build/sitecustomize.py", "build/node_modules/x/index.js",
+                                 f"build/util{importlib.machinery.EXTENSION_SUFFIXES[0]}",
+                                 "build/util.so", "build/libhook.so.1"])
 def test_code_the_next_run_loads_asks_though_ignored(ws: Path, rel: str) -> None:
-    """Not executable, ignored, and still code an unsandboxed python or node loads."""
+    """Not executable, ignored, and still code an unsandboxed python or node loads
+    (a native module is imported before the ``.py`` beside it; dlopen needs no x bit)."""
     (ws / ".gitignore").write_text("__pycache__/\nbuild/\n.venv/\n")
     assert quiet_reason(ChangeSet([new_file(ws, rel)]), ws) is None
 

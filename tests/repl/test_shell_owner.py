@@ -48,3 +48,17 @@ async def test_the_users_own_command_has_the_users_environment(
     _code, output = await run_shell("env", tmp_path)
     assert "SHELL_TEST_API_KEY=bang-secret-value-987" in output
     assert "SHELL_TEST_PLAIN=plain-ok" in output
+
+
+async def test_what_the_users_command_left_running_keeps_running(tmp_path: Path) -> None:
+    """``!python -m http.server &``: the user's own background job outlives the
+    command, as after a shell's ``&`` (the model's commands' leftovers are killed).
+    The twin in this file: Ctrl-C while it runs still ends its whole tree."""
+    marker = tmp_path / "marker"
+    code, output = await run_shell(f"(sleep 1; touch {marker}) >/dev/null 2>&1 &", tmp_path)
+    assert code == 0 and "killed" not in output
+    for _ in range(60):
+        if marker.exists():
+            break
+        await asyncio.sleep(0.05)
+    assert marker.exists()
