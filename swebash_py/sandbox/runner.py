@@ -174,23 +174,28 @@ async def run(argv: list[str], policy: SandboxPolicy, *, timeout: float,
               head: int = 15_000, tail: int = 15_000,
               plain_env: Mapping[str, str] | None = None,
               chosen: Backend | None = None) -> ProcResult:
-    """Run ``argv`` in the workspace under ``policy`` (``off``: outside, with
-    ``plain_env``, under the reaper and in a cgroup of its own, so that nothing
-    it starts outlives the command or ``ai``)."""
-    if policy.mode == "off":
-        return await run_process(reaper.wrap(argv), cwd=policy.workspace, env=dict(plain_env or {}),
-                                 timeout=timeout, on_output=on_output, head=head, tail=tail,
-                                 contain=True)
-    launch = (chosen or backend()).launch(argv, policy, extra_env)
+    """Run ``argv`` in the workspace under ``policy`` (see ``walls``)."""
+    launch, outside = walls(argv, policy, extra_env, plain_env, chosen)
     try:
         res = await run_process(launch.argv, cwd=policy.workspace, env=launch.env,
                                 timeout=timeout, on_output=on_output, head=head, tail=tail,
-                                pass_fds=launch.fds)
+                                pass_fds=launch.fds, contain=outside)
     finally:
         launch.close()
-    if 128 < res.returncode <= 128 + 64:  # the sandbox reports a child's signal as 128+N
+    if not outside and 128 < res.returncode <= 128 + 64:  # a child's signal, as 128+N
         return dataclasses.replace(res, returncode=128 - res.returncode)
     return res
+
+
+def walls(argv: list[str], policy: SandboxPolicy, extra_env: Mapping[str, str] | None,
+          plain_env: Mapping[str, str] | None,
+          chosen: Backend | None) -> tuple[Launch, bool]:
+    """What to exec for ``policy``, and whether it runs outside the sandbox: then
+    (``off``) with ``plain_env``, under the reaper and in a cgroup of its own, so
+    nothing it starts outlives the command or ``ai``; else the backend's launch."""
+    if policy.mode == "off":
+        return Launch(reaper.wrap(argv), dict(plain_env or {})), True
+    return (chosen or backend()).launch(argv, policy, extra_env), False
 
 
 class SandboxRunner:
@@ -209,15 +214,11 @@ class SandboxRunner:
 
     async def start(self, request: ExecRequest) -> asyncio.subprocess.Process:
         """Under the same walls as ``run``; it also dies with ``ai`` (``lifeline``)."""
-        policy = request.policy
-        if policy.mode == "off":  # outside: under the reaper, in a cgroup of its own
-            return await proc.start(reaper.wrap(request.argv), cwd=policy.workspace,
-                                    env=dict(request.plain_env or {}), merge_stderr=True,
-                                    preexec_fn=lifeline.parent_death_hook(), contain=True)
-        launch = (self._chosen or backend()).launch(request.argv, policy, request.extra_env)
+        launch, outside = walls(request.argv, request.policy, request.extra_env,
+                                request.plain_env, self._chosen)
         try:
-            return await proc.start(launch.argv, cwd=policy.workspace, env=launch.env,
-                                    merge_stderr=True, pass_fds=launch.fds,
+            return await proc.start(launch.argv, cwd=request.policy.workspace, env=launch.env,
+                                    merge_stderr=True, pass_fds=launch.fds, contain=outside,
                                     preexec_fn=lifeline.parent_death_hook())
         finally:
             launch.close()  # the child holds its own copy (bwrap reads it at once)
