@@ -14,6 +14,8 @@ import signal
 import sys
 from collections.abc import Callable
 
+from swebash_py.process import reaper
+
 DEATH_SIGNAL = signal.SIGUSR1
 
 
@@ -30,8 +32,7 @@ def parent_death_hook() -> Callable[[], None] | None:
         return None
     parent = os.getpid()
 
-    def hook() -> None:
-        prctl(1, int(DEATH_SIGNAL), 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # we died before the hook ran
-            os.kill(os.getpid(), signal.SIGKILL)
-    return hook
+    def ask(option: int, value: int) -> None:
+        prctl(option, value, 0, 0, 0)
+
+    return lambda: reaper.die_with(parent, int(DEATH_SIGNAL), ask)

@@ -37,7 +37,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -62,8 +62,9 @@ def wrap(argv: list[str], *, keep_leftovers: bool = False) -> list[str]:
             KEEP if keep_leftovers else "--", *argv]
 
 
-def _prctl(option: int, value: int) -> None:
-    import ctypes  # here: only the supervisor calls prctl
+def prctl(option: int, value: int) -> None:
+    """``prctl(option, value)``; OSError when the kernel refuses (or has none)."""
+    import ctypes  # here: only the supervisor calls it this way
 
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(option, value, 0, 0, 0) != 0:
@@ -150,21 +151,29 @@ def _on_death(sig: int, _frame: object) -> None:
         os._exit(128 + sig)
 
 
+def die_with(parent: int, sig: int,
+             ask: Callable[[int, int], None] = prctl) -> None:
+    """In a child, before exec: ``sig`` when ``parent`` dies (asked first, then
+    checked: it may already be gone, and then nobody is left to read how this
+    ends). ``ask``: a ``prctl`` resolved before the fork, where one is needed
+    (a ``preexec_fn`` of a threaded process must import nothing)."""
+    ask(PR_SET_PDEATHSIG, sig)
+    if os.getppid() != parent:
+        os._exit(128 + int(signal.SIGKILL))
+
+
 def _die_with(supervisor: int) -> None:
-    """In the command's process, before exec: SIGKILL when the supervisor dies
-    (asked first, then checked: it may already be gone)."""
+    """The command dies with its supervisor."""
     try:
-        _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        die_with(supervisor, int(signal.SIGKILL))
     except OSError:
         return  # no prctl: the process group and the cgroup still hold
-    if os.getppid() != supervisor:
-        os._exit(128 + int(signal.SIGKILL))
 
 
 def main(args: list[str]) -> None:
     parent, keep, argv = int(args[0]), args[1] == KEEP, args[2:]
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(PR_SET_PDEATHSIG, int(DEATH_SIGNAL))
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_PDEATHSIG, int(DEATH_SIGNAL))
     if os.getppid() != parent:  # ai died before we asked
         os._exit(128 + int(DEATH_SIGNAL))
     signal.signal(DEATH_SIGNAL, _on_death)
