@@ -28,22 +28,21 @@ from swebash_py.events import (
     TurnEvent,
     UsageEvent,
 )
-from swebash_py.render.transcript import UsageTally, command_failed
+from swebash_py.render.transcript import UsageTally
 from swebash_py.render.words import (
     approval_text,
     diff_lines,
     error_text,
     hidden_text,
-    looks_like_diff,
     notice_text,
     output_lines,
     preview_text,
+    result_shape,
     short_args,
     shortened_note,
     stop_note,
 )
 from swebash_py.text.sanitize import StreamNeutralizer, one_line
-from swebash_py.text.truncate import split_cut
 
 INDENT = "  "
 
@@ -133,19 +132,16 @@ class PlainRenderer:
 
 def result_text(title: str, content: str, *, is_error: bool, display: str | None,
                 max_lines: int) -> str:
-    """What a finished tool leaves (``render.tools_view.result_view``'s words):
+    """What a finished tool leaves (``words.result_shape``, as the terminal shows it):
     ``✓``/``✗``, the call, and its output's first and last lines."""
-    if not is_error and command_failed(content):  # ran, and exited non-zero
-        body = split_cut(display if display is not None else content)[0]
-        return _with_body(f"✗ {title}", output_lines(body or "", max_lines))
-    if is_error:
-        return f"✗ {title}  {one_line(content, 200) or 'failed'}"
-    body, cut = split_cut(display if display is not None else content)
-    shown = (diff_lines(body, 60) if looks_like_diff(body)
-             else output_lines(body or "", max_lines, cut))
-    text = _with_body(f"✓ {title}", shown)
-    model_cut = cut if display is None else split_cut(content)[1]
-    return f"{text}\n{INDENT}{shortened_note(model_cut)}" if model_cut else text
+    shape = result_shape(content, is_error=is_error, display=display)
+    if shape.error is not None:
+        return f"✗ {title}  {shape.error}"
+    mark = "✓" if shape.ok else "✗"
+    shown = (diff_lines(shape.body, 60) if shape.diff
+             else output_lines(shape.body, max_lines, shape.cut))
+    text = _with_body(f"{mark} {title}", shown)
+    return f"{text}\n{INDENT}{shortened_note(shape.model_cut)}" if shape.model_cut else text
 
 
 def _with_body(head: str, parts: tuple[list[str], int, list[str]]) -> str:

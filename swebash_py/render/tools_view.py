@@ -11,12 +11,10 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 
 from swebash_py.events import ApprovalEvent
-from swebash_py.render.diff import looks_like_diff, render_diff, render_lines
-from swebash_py.render.transcript import command_failed
-from swebash_py.render.words import approval_text, shortened_note
+from swebash_py.render.diff import render_diff, render_lines
+from swebash_py.render.words import approval_text, result_shape, shortened_note
 from swebash_py.render.words import short_args as short_args  # where render.console finds it
 from swebash_py.text.sanitize import StreamNeutralizer, one_line
-from swebash_py.text.truncate import split_cut
 
 if TYPE_CHECKING:
     from rich.spinner import Spinner
@@ -113,43 +111,24 @@ def result_view(
     now: float,
     max_lines: int = 8,
 ) -> Text:
-    """What stays in scrollback once a tool finished."""
-    title = state.title(now)
-    if not is_error and command_failed(content):  # ran, and exited non-zero
-        return _failed_view(title, display if display is not None else content, max_lines)
-    if is_error:
+    """What stays in scrollback once a tool finished (``words.result_shape``)."""
+    shape = result_shape(content, is_error=is_error, display=display)
+    if shape.error is not None:
         line = Text(style="red")
         line.append("✗ ", style="bold")
-        line.append_text(title)
-        message = one_line(content, 200) or "failed"
-        line.append("  " + message, style="red")
+        line.append_text(state.title(now))
+        line.append("  " + shape.error, style="red")
         return line
     out = Text()
-    out.append("✓ ", style="bold green")
-    out.append_text(title)
-    body, cut = split_cut(display if display is not None else content)
-    if looks_like_diff(body):
-        shown = render_diff(body or "")
-    else:
-        shown = render_lines(body or "", max_lines=max_lines, cut_lines=cut)
+    out.append("✓ " if shape.ok else "✗ ", style="bold green" if shape.ok else "bold red")
+    out.append_text(state.title(now))
+    shown = (render_diff(shape.body) if shape.diff
+             else render_lines(shape.body, max_lines=max_lines, cut_lines=shape.cut))
     if shown:
         out.append("\n")
         out.append_text(shown)
-    model_cut = cut if display is None else split_cut(content)[1]
-    if model_cut:
-        out.append("\n  " + shortened_note(model_cut), style="dim italic")
-    return out
-
-
-def _failed_view(title: Text, body: str, max_lines: int) -> Text:
-    """A command that exited non-zero: ``✗`` and its output (it says why)."""
-    out = Text()
-    out.append("✗ ", style="bold red")
-    out.append_text(title)
-    shown = render_lines(split_cut(body)[0] or "", max_lines=max_lines)
-    if shown:
-        out.append("\n")
-        out.append_text(shown)
+    if shape.model_cut:
+        out.append("\n  " + shortened_note(shape.model_cut), style="dim italic")
     return out
 
 

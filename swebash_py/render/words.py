@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from swebash_py.events import ApprovalEvent
+from swebash_py.render.transcript import command_failed
 from swebash_py.text.excerpt import head_tail
 from swebash_py.text.sanitize import neutralize, one_line
+from swebash_py.text.truncate import split_cut
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 _STOP_NOTES = {
@@ -109,3 +112,30 @@ def output_lines(body: str, max_lines: int, cut_lines: int = 0) -> tuple[list[st
 def diff_lines(diff: str, max_lines: int) -> tuple[list[str], int, list[str]]:
     """A unified diff, neutralized, as (head, lines hidden, tail)."""
     return head_tail(neutralize(diff).rstrip("\n").split("\n"), max_lines)
+
+
+@dataclass(frozen=True)
+class ResultShape:
+    """What a finished tool's line shows, decided once for both renderers:
+    ``ok`` (✓ or ✗); ``error``, a call that failed, in one line (no body);
+    else ``body`` (a diff when ``diff``), ``cut`` lines already cut from its
+    middle, and ``model_cut`` lines the model did not get (a note)."""
+
+    ok: bool
+    error: str | None = None
+    body: str = ""
+    diff: bool = False
+    cut: int = 0
+    model_cut: int = 0
+
+
+def result_shape(content: str, *, is_error: bool, display: str | None) -> ResultShape:
+    shown = display if display is not None else content
+    if not is_error and command_failed(content):  # ran, and exited non-zero: it says why
+        return ResultShape(False, body=split_cut(shown)[0] or "")
+    if is_error:
+        return ResultShape(False, error=one_line(content, 200) or "failed")
+    body, cut = split_cut(shown)
+    model_cut = cut if display is None else split_cut(content)[1]
+    return ResultShape(True, body=body or "", diff=looks_like_diff(body), cut=cut,
+                       model_cut=model_cut)
