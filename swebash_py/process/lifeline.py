@@ -14,8 +14,6 @@ import signal
 import sys
 from collections.abc import Callable
 
-from swebash_py.process import reaper
-
 DEATH_SIGNAL = signal.SIGUSR1
 
 
@@ -30,6 +28,8 @@ def parent_death_hook() -> Callable[[], None] | None:
         prctl = libc.prctl
     except (OSError, AttributeError):
         return None
+    from swebash_py.process import reaper  # here, before the fork: no import in the child
+
     parent = os.getpid()
 
     def ask(option: int, value: int) -> None:
